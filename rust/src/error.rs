@@ -1,0 +1,28 @@
+//! The crate's one error type. The Python binding maps each variant to an exception once.
+
+use std::fmt;
+
+/// Everything that can go wrong when driving an environment from outside.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Error {
+    /// An action that is malformed: wrong length, NaN or infinite, or outside `Discrete(5)`.
+    InvalidAction(String),
+    /// A constructor or reset argument that is out of its domain.
+    InvalidArgument(String),
+    /// A call made in the wrong state: `step` before `reset`, or any call after `close`.
+    InvalidState(String),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidAction(m) | Error::InvalidArgument(m) | Error::InvalidState(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+pub type Result<T> = std::result::Result<T, Error>;

@@ -1,0 +1,25 @@
+//! reinfors-gym: Gymnasium's CarRacing simulated in Rust.
+//!
+//! One module per concern, leaves first:
+//! - [`rng`]: NumPy's `Generator(PCG64(SeedSequence(seed)))`, bit for bit, so tracks match Gymnasium's.
+//! - [`track`]: procedural track generation (Gymnasium's `_create_track`).
+//! - [`physics`]: the subset of Box2D 2.3 the car needs (bodies, revolute joints, island solver), in f32.
+//! - [`car`]: the car built from those bodies, and Gymnasium's tyre model (`car_dynamics.py`).
+//! - [`contact`]: wheel/hull-versus-tile sensor overlaps, which drive friction, rewards and tile repaint.
+//! - [`render`]: a reusable 2-D rasterizer with area-coverage anti-aliasing.
+//! - [`scene`]: what a CarRacing frame shows, drawn with [`render`].
+//! - [`env`]: the environment state machine tying them together.
+//! - `py` (feature `python`): the PyO3 binding.
+
+pub mod car;
+pub mod contact;
+pub mod env;
+pub mod error;
+pub mod physics;
+pub mod render;
+pub mod rng;
+pub mod scene;
+pub mod track;
+
+#[cfg(feature = "python")]
+mod py;

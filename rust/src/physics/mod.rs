@@ -1,0 +1,1 @@
+//! STUB: replaced by the Box2D 2.3 subset.
