@@ -1,1 +1,441 @@
-//! STUB
+//! The CarRacing state machine: Gymnasium's `CarRacing.reset` and `CarRacing.step` rules.
+//!
+//! Seeding is the caller's business: it hands in the generator (a fresh one for a seeded
+//! reset, the same one to continue the stream), exactly as Gymnasium's `np_random` works.
+
+use crate::car::{Car, CarState};
+use crate::contact::{ContactEvent, ContactSet, Convex, TileGrid, FIXTURES};
+use crate::error::{Error, Result};
+use crate::rng::NumpyGenerator;
+use crate::scene::{self, Indicators, RoadPoly, SceneView};
+use crate::track::{self, Track, PLAYFIELD};
+
+/// Simulation rate. Steps per second.
+pub const FPS: f64 = 50.0;
+/// Observation frame size. Pixels.
+pub const STATE_W: usize = 96;
+pub const STATE_H: usize = 96;
+/// `render_mode="rgb_array"` frame size. Pixels.
+pub const VIDEO_W: usize = 600;
+pub const VIDEO_H: usize = 400;
+/// `render_mode="human"` window size. Pixels.
+pub const WINDOW_W: usize = 1000;
+pub const WINDOW_H: usize = 800;
+/// Bytes in one observation frame.
+pub const OBS_BYTES: usize = STATE_W * STATE_H * 3;
+
+/// Per-step reward for every newly visited tile is `TILE_REWARD_TOTAL / tiles`.
+pub const TILE_REWARD_TOTAL: f64 = 1000.0;
+/// Reward added every step (time penalty).
+pub const STEP_REWARD: f64 = -0.1;
+/// Step reward when the car leaves the playfield (replaces the step's reward).
+pub const OFF_PLAYFIELD_REWARD: f64 = -100.0;
+
+/// Constructor options, Gymnasium's keyword arguments.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Config {
+    pub continuous: bool,
+    pub domain_randomize: bool,
+    /// Fraction of tiles that must be visited when the start tile is first touched for the
+    /// lap to count. Gymnasium 1.4 checks it only then (its issue #1269); we do the same.
+    pub lap_complete_percent: f64,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            continuous: true,
+            domain_randomize: false,
+            lap_complete_percent: 0.95,
+        }
+    }
+}
+
+/// Colours of the world, 0–255 per channel (floats, as Gymnasium keeps them).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Palette {
+    pub road: [f64; 3],
+    pub bg: [f64; 3],
+    pub grass: [f64; 3],
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Palette {
+            road: [102.0, 102.0, 102.0],
+            bg: [102.0, 204.0, 102.0],
+            grass: [102.0, 230.0, 102.0],
+        }
+    }
+}
+
+impl Palette {
+    /// Gymnasium's domain-randomised colours: road, background, and the background with one
+    /// channel brightened by 20 for the grass squares. Draws 3 + 3 uniforms and one integer.
+    pub fn randomized(rng: &mut NumpyGenerator) -> Self {
+        let mut draw3 = || [0; 3].map(|_| rng.uniform(0.0, 210.0));
+        let road = draw3();
+        let bg = draw3();
+        let mut grass = bg;
+        grass[rng.integers(0, 3) as usize] += 20.0;
+        Palette { road, bg, grass }
+    }
+}
+
+/// One action, already checked for shape by the caller.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Action {
+    /// `[steer, gas, brake]`, as float64. Finite values outside the box are passed on as
+    /// Gymnasium does (gas is clipped by the car; steer and brake are not).
+    Continuous([f64; 3]),
+    /// 0 nothing, 1 steer right, 2 steer left, 3 gas, 4 brake.
+    Discrete(i64),
+}
+
+/// What one step produced besides the frame.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StepOutcome {
+    pub reward: f64,
+    pub terminated: bool,
+    /// `info["lap_finished"]`: `Some(true)` lap done, `Some(false)` left the playfield.
+    pub lap_finished: Option<bool>,
+}
+
+/// Per-episode state: the track, its tiles and the car on it.
+#[derive(Debug, Clone)]
+struct Episode {
+    track: Track,
+    grid: TileGrid,
+    /// Tiles and kerbs in Gymnasium's draw order, with their current colours.
+    road: Vec<RoadPoly>,
+    /// Index into `road` of each tile (kerbs sit between tiles).
+    tile_road_index: Vec<usize>,
+    tile_visited: Vec<bool>,
+    car: Car,
+    contacts: ContactSet,
+}
+
+/// One CarRacing environment.
+#[derive(Debug, Clone)]
+pub struct CarRacing {
+    config: Config,
+    rng: NumpyGenerator,
+    palette: Palette,
+    episode: Option<Episode>,
+    /// Accumulated episode reward, including the time penalty (Gymnasium's `self.reward`).
+    reward: f64,
+    prev_reward: f64,
+    tile_visited_count: usize,
+    /// Episode time. Seconds.
+    t: f64,
+    new_lap: bool,
+    /// Failed track attempts in the last reset.
+    track_retries: usize,
+}
+
+/// `int(c)` of a float colour channel, as pygame receives it.
+fn to_u8(c: f64) -> u8 {
+    c.clamp(0.0, 255.0) as u8
+}
+
+impl CarRacing {
+    /// A new environment drawing from `rng` (Gymnasium draws domain-randomised colours at
+    /// construction too, from its not-yet-seeded generator).
+    pub fn new(config: Config, mut rng: NumpyGenerator) -> Result<Self> {
+        if !config.lap_complete_percent.is_finite() {
+            return Err(Error::InvalidArgument(format!(
+                "lap_complete_percent must be a finite number, got {}",
+                config.lap_complete_percent
+            )));
+        }
+        let palette = if config.domain_randomize {
+            Palette::randomized(&mut rng)
+        } else {
+            Palette::default()
+        };
+        Ok(CarRacing {
+            config,
+            rng,
+            palette,
+            episode: None,
+            reward: 0.0,
+            prev_reward: 0.0,
+            tile_visited_count: 0,
+            t: 0.0,
+            new_lap: false,
+            track_retries: 0,
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The generator the next unseeded reset continues from.
+    pub fn rng(&self) -> &NumpyGenerator {
+        &self.rng
+    }
+
+    /// Replaces the generator (a seeded reset, or the caller's own `np_random`).
+    pub fn set_rng(&mut self, rng: NumpyGenerator) {
+        self.rng = rng;
+    }
+
+    /// Gymnasium's `reset`, after seeding: new colours (when domain-randomised and `randomize`
+    /// is not `Some(false)`), a new track, a new car, and one action-less step.
+    pub fn reset(&mut self, randomize: Option<bool>) {
+        if self.config.domain_randomize && randomize.unwrap_or(true) {
+            self.palette = Palette::randomized(&mut self.rng);
+        }
+        let (track, retries) = track::generate(&mut self.rng);
+        self.track_retries = retries;
+        let [_, beta, x, y] = track.points[0];
+        let car = Car::new(beta, x, y);
+        let road_color = self.palette.road;
+        let mut road = Vec::with_capacity(track.tiles.len() + track.kerbs.len());
+        let mut tile_road_index = Vec::with_capacity(track.tiles.len());
+        let mut kerbs = track.kerbs.iter().peekable();
+        for (i, quad) in track.tiles.iter().enumerate() {
+            // Gymnasium shades tiles in threes: road colour + 0, 2.55, 5.1.
+            let shade = 0.01 * (i % 3) as f64 * 255.0;
+            tile_road_index.push(road.len());
+            road.push(RoadPoly {
+                vertices: *quad,
+                color: road_color.map(|c| to_u8(c + shade)),
+            });
+            while let Some((_, kerb)) = kerbs.next_if(|(k, _)| *k == i) {
+                let color = if i % 2 == 0 { [255, 255, 255] } else { [255, 0, 0] };
+                road.push(RoadPoly {
+                    vertices: *kerb,
+                    color,
+                });
+            }
+        }
+        let grid = TileGrid::new(&track.tiles);
+        let tiles = track.len();
+        self.episode = Some(Episode {
+            track,
+            grid,
+            road,
+            tile_road_index,
+            tile_visited: vec![false; tiles],
+            car,
+            contacts: ContactSet::default(),
+        });
+        self.reward = 0.0;
+        self.prev_reward = 0.0;
+        self.tile_visited_count = 0;
+        self.t = 0.0;
+        self.new_lap = false;
+        self.advance(None);
+    }
+
+    /// Gymnasium's `step(action)`. The observation is drawn separately with [`Self::render_state`].
+    pub fn step(&mut self, action: Action) -> Result<StepOutcome> {
+        validate(&self.config, &action)?;
+        if self.episode.is_none() {
+            return Err(Error::InvalidState(
+                "step() called before reset(): reset the environment first".into(),
+            ));
+        }
+        Ok(self.advance(Some(action)))
+    }
+
+    /// One simulation step; `None` is reset's action-less step (no reward bookkeeping).
+    fn advance(&mut self, action: Option<Action>) -> StepOutcome {
+        let lap_complete_percent = self.config.lap_complete_percent;
+        let road_color = self.palette.road.map(to_u8);
+        let ep = self.episode.as_mut().expect("advance() runs only after reset()");
+        if let Some(action) = action {
+            apply_action(&mut ep.car, action);
+        }
+        let on_road = [0, 1, 2, 3].map(|w| !ep.contacts.tiles_of(w).is_empty());
+        ep.car.step(1.0 / FPS, on_road);
+
+        // world.Step: Box2D first updates sensor contacts on the current poses, then solves.
+        let wheels = ep.car.wheel_polygons();
+        let hull = ep.car.hull_polygons();
+        let fixtures: [Convex; FIXTURES] = std::array::from_fn(|f| {
+            Convex::from_world(if f < 4 { &wheels[f] } else { &hull[f - 4] })
+        });
+        let tiles = ep.track.len();
+        let (reward, visited_count, new_lap) =
+            (&mut self.reward, &mut self.tile_visited_count, &mut self.new_lap);
+        let (road, tile_road_index, tile_visited) =
+            (&mut ep.road, &ep.tile_road_index, &mut ep.tile_visited);
+        ep.contacts.update(&ep.grid, &fixtures, |event| {
+            let (fixture, tile) = match event {
+                ContactEvent::Begin { fixture, tile } => (fixture, tile as usize),
+                ContactEvent::End { tile, .. } => (usize::MAX, tile as usize),
+            };
+            // Any touch, begin or end, by wheel or hull, repaints the tile in the plain road
+            // colour: Gymnasium's contact listener does this before anything else.
+            road[tile_road_index[tile]].color = road_color;
+            let is_wheel_begin = fixture < 4;
+            if is_wheel_begin && !tile_visited[tile] {
+                tile_visited[tile] = true;
+                *reward += TILE_REWARD_TOTAL / tiles as f64;
+                *visited_count += 1;
+                if tile == 0 && *visited_count as f64 / tiles as f64 > lap_complete_percent {
+                    *new_lap = true;
+                }
+            }
+        });
+        ep.car.solve((1.0 / FPS) as f32);
+        self.t += 1.0 / FPS;
+
+        let mut outcome = StepOutcome {
+            reward: 0.0,
+            terminated: false,
+            lap_finished: None,
+        };
+        if action.is_some() {
+            self.reward += STEP_REWARD;
+            outcome.reward = self.reward - self.prev_reward;
+            self.prev_reward = self.reward;
+            if self.tile_visited_count == tiles || self.new_lap {
+                outcome.terminated = true;
+                outcome.lap_finished = Some(true);
+            }
+            let [x, y] = ep.car.state().hull_position;
+            if (x as f64).abs() > PLAYFIELD || (y as f64).abs() > PLAYFIELD {
+                outcome.terminated = true;
+                outcome.lap_finished = Some(false);
+                outcome.reward = OFF_PLAYFIELD_REWARD;
+            }
+        }
+        outcome
+    }
+
+    /// Draws the 96×96 observation into `out` (`OBS_BYTES` bytes, HWC RGB).
+    pub fn render_state(&self, out: &mut [u8]) -> Result<()> {
+        self.render(out, STATE_W, STATE_H, false)
+    }
+
+    /// Draws the scene at any size; `with_skid_marks` as in Gymnasium's non-state modes.
+    pub fn render(&self, out: &mut [u8], width: usize, height: usize, skid: bool) -> Result<()> {
+        let ep = self.episode.as_ref().ok_or_else(|| {
+            Error::InvalidState("render() called before reset(): nothing to draw yet".into())
+        })?;
+        if out.len() != width * height * 3 || width == 0 || height == 0 {
+            return Err(Error::InvalidArgument(format!(
+                "frame buffer holds {} bytes, expected {width}x{height}x3",
+                out.len()
+            )));
+        }
+        let state = ep.car.state();
+        let drawing = ep.car.drawing();
+        let [vx, vy] = state.hull_linear_velocity.map(f64::from);
+        let view = SceneView {
+            hull_position: state.hull_position,
+            hull_angle: state.hull_angle,
+            t: self.t,
+            bg_color: self.palette.bg,
+            grass_color: self.palette.grass,
+            road: &ep.road,
+            car: &drawing,
+            skid_marks: ep.car.skid_marks(),
+            indicators: Indicators {
+                true_speed: (vx * vx + vy * vy).sqrt(),
+                wheel_omega: state.wheel_omega,
+                steer_angle: state.joint_angle[0] as f64,
+                hull_angular_velocity: state.hull_angular_velocity as f64,
+            },
+            reward: self.reward,
+        };
+        scene::draw(&view, out, width, height, skid);
+        Ok(())
+    }
+
+    /// Gymnasium's `track`: `(alpha, beta, x, y)` per tile. Empty before the first reset.
+    pub fn track(&self) -> &[[f64; 4]] {
+        self.episode.as_ref().map_or(&[], |e| &e.track.points)
+    }
+
+    /// Road and kerb polygons with their current colours, in draw order.
+    pub fn road(&self) -> &[RoadPoly] {
+        self.episode.as_ref().map_or(&[], |e| &e.road)
+    }
+
+    /// Which tiles have been visited.
+    pub fn tile_visited(&self) -> &[bool] {
+        self.episode.as_ref().map_or(&[], |e| &e.tile_visited)
+    }
+
+    /// The car's state; `None` before the first reset.
+    pub fn car_state(&self) -> Option<CarState> {
+        self.episode.as_ref().map(|e| e.car.state())
+    }
+
+    /// Tiles each wheel touches (drives its friction).
+    pub fn wheel_tiles(&self, wheel: usize) -> &[u32] {
+        self.episode
+            .as_ref()
+            .map_or(&[], |e| e.contacts.tiles_of(wheel))
+    }
+
+    pub fn palette(&self) -> &Palette {
+        &self.palette
+    }
+    pub fn reward(&self) -> f64 {
+        self.reward
+    }
+    pub fn tile_visited_count(&self) -> usize {
+        self.tile_visited_count
+    }
+    pub fn t(&self) -> f64 {
+        self.t
+    }
+    pub fn new_lap(&self) -> bool {
+        self.new_lap
+    }
+    pub fn track_retries(&self) -> usize {
+        self.track_retries
+    }
+    pub fn has_episode(&self) -> bool {
+        self.episode.is_some()
+    }
+}
+
+/// Rejects actions Gymnasium would choke on: non-finite floats, discrete values outside 0..5,
+/// and the wrong kind for the configured action space.
+pub fn validate(config: &Config, action: &Action) -> Result<()> {
+    match (config.continuous, action) {
+        (true, Action::Continuous(a)) => {
+            if let Some(i) = a.iter().position(|v| !v.is_finite()) {
+                return Err(Error::InvalidAction(format!(
+                    "action[{i}] is {}; continuous actions must be finite [steer, gas, brake]",
+                    a[i]
+                )));
+            }
+            Ok(())
+        }
+        (false, Action::Discrete(a)) if (0..5).contains(a) => Ok(()),
+        (false, Action::Discrete(a)) => Err(Error::InvalidAction(format!(
+            "discrete action {a} is outside Discrete(5) (0 nothing, 1 right, 2 left, 3 gas, 4 brake)"
+        ))),
+        (true, Action::Discrete(_)) => Err(Error::InvalidAction(
+            "continuous environment expects [steer, gas, brake], got a discrete action".into(),
+        )),
+        (false, Action::Continuous(_)) => Err(Error::InvalidAction(
+            "discrete environment expects an integer in 0..5, got a continuous action".into(),
+        )),
+    }
+}
+
+/// Gymnasium's mapping of actions to the car's controls.
+fn apply_action(car: &mut Car, action: Action) {
+    match action {
+        Action::Continuous([steer, gas, brake]) => {
+            car.steer(-steer);
+            car.gas(gas);
+            car.brake(brake);
+        }
+        Action::Discrete(a) => {
+            let is = |k: i64| if a == k { 1.0 } else { 0.0 };
+            car.steer(-0.6 * is(1) + 0.6 * is(2));
+            car.gas(0.2 * is(3));
+            car.brake(0.8 * is(4));
+        }
+    }
+}
