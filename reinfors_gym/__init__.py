@@ -1,0 +1,45 @@
+"""reinfors-gym: Gymnasium's CarRacing simulated in Rust.
+
+Importing the package registers ``reinfors/CarRacing-v0``::
+
+    import gymnasium as gym
+    import reinfors_gym  # noqa: F401
+
+    env = gym.make("reinfors/CarRacing-v0")
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from . import _core
+from .car_racing import CarRacingEnv
+from .errors import ClosedEnvironmentError, InvalidAction, InvalidSeed, ResetNeeded
+
+__version__: str = _core.__version__
+
+ENV_ID = "reinfors/CarRacing-v0"
+
+
+def _register_envs() -> None:
+    """Registers our ids with Gymnasium (idempotent: re-imports must not warn)."""
+    if ENV_ID not in gym.registry:
+        gym.register(
+            id=ENV_ID,
+            entry_point="reinfors_gym.car_racing:CarRacingEnv",
+            max_episode_steps=1000,
+            reward_threshold=900,
+        )
+
+
+_register_envs()
+
+__all__ = [
+    "ENV_ID",
+    "CarRacingEnv",
+    "ClosedEnvironmentError",
+    "InvalidAction",
+    "InvalidSeed",
+    "ResetNeeded",
+    "__version__",
+]

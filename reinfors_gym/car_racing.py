@@ -1,0 +1,272 @@
+"""`reinfors/CarRacing-v0`: Gymnasium's CarRacing-v3, simulated and drawn by the Rust core.
+
+Python only checks arguments and hands out arrays; the track, physics, contacts, rewards and
+the 96x96 frame are all computed in Rust with the GIL released.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+
+from . import _core
+from ._rng import check_seed, export_state, import_state
+from .errors import ClosedEnvironmentError, InvalidAction, ResetNeeded
+
+STATE_SHAPE: tuple[int, int, int] = tuple(_core.STATE_SHAPE)  # type: ignore[assignment]
+VIDEO_SHAPE: tuple[int, int, int] = tuple(_core.VIDEO_SHAPE)  # type: ignore[assignment]
+WINDOW_SHAPE: tuple[int, int, int] = tuple(_core.WINDOW_SHAPE)  # type: ignore[assignment]
+FPS = 50
+
+
+def continuous_action_space() -> spaces.Box:
+    """Gymnasium's `[steer, gas, brake]` box."""
+    return spaces.Box(
+        np.array([-1, 0, 0]).astype(np.float32), np.array([+1, +1, +1]).astype(np.float32)
+    )
+
+
+def observation_space() -> spaces.Box:
+    return spaces.Box(low=0, high=255, shape=STATE_SHAPE, dtype=np.uint8)
+
+
+def coerce_continuous(action: Any) -> np.ndarray:
+    """Checks a continuous action and returns it as float64, as Gymnasium's `astype` does."""
+    a = np.asarray(action)
+    if a.shape != (3,):
+        raise InvalidAction(
+            f"continuous action must have shape (3,) [steer, gas, brake], got shape {a.shape}"
+        )
+    if a.dtype == np.bool_ or not (
+        np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)
+    ):
+        raise InvalidAction(f"continuous action must be a float array, got dtype {a.dtype}")
+    a = a.astype(np.float64)
+    if not np.isfinite(a).all():
+        raise InvalidAction(f"continuous action must be finite, got {a.tolist()}")
+    return a
+
+
+def coerce_discrete(action: Any) -> int:
+    """Checks a `Discrete(5)` action (an int, NumPy integer or 0-d integer array)."""
+    a = np.asarray(action)
+    if a.shape != () or not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
+        raise InvalidAction(
+            f"discrete action must be an integer in 0..5, got {type(action).__name__} {action!r}"
+        )
+    value = int(a)
+    if not 0 <= value < 5:
+        raise InvalidAction(
+            f"discrete action {value} is outside Discrete(5) "
+            "(0 nothing, 1 steer right, 2 steer left, 3 gas, 4 brake)"
+        )
+    return value
+
+
+class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
+    """Gymnasium's CarRacing-v3 with the same rules, spaces, keyword arguments and seeding.
+
+    Extra read-only accessors for tests and analysis: :meth:`car_state`, :attr:`track`,
+    :attr:`tile_visited`, :attr:`road_colors`.
+    """
+
+    metadata = {"render_modes": ["human", "rgb_array", "state_pixels"], "render_fps": FPS}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        verbose: bool = False,
+        lap_complete_percent: float = 0.95,
+        domain_randomize: bool = False,
+        continuous: bool = True,
+    ):
+        EzPickle.__init__(
+            self, render_mode, verbose, lap_complete_percent, domain_randomize, continuous
+        )
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        if isinstance(lap_complete_percent, bool) or not isinstance(
+            lap_complete_percent, numbers.Real
+        ):
+            raise ValueError(f"lap_complete_percent must be a number, got {lap_complete_percent!r}")
+        self.render_mode = render_mode
+        self.verbose = bool(verbose)
+        self.lap_complete_percent = float(lap_complete_percent)
+        self.domain_randomize = bool(domain_randomize)
+        self.continuous = bool(continuous)
+        self.action_space = continuous_action_space() if self.continuous else spaces.Discrete(5)
+        self.observation_space = observation_space()
+        # Gymnasium draws domain-randomised colours at construction, from the generator that
+        # np_random lazily creates; doing the same keeps unseeded resets on the same stream.
+        self._core = _core.CarRacingCore(
+            self.continuous,
+            self.domain_randomize,
+            self.lap_complete_percent,
+            export_state(self.np_random),
+        )
+        import_state(self.np_random, self._core.rng_state())
+        self._closed = False
+        self._window: Any = None
+        self._clock: Any = None
+
+    # ----------------------------------------------------------------- Gymnasium API
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        self._check_open()
+        seed = check_seed(seed)
+        super().reset(seed=seed)
+        randomize = None
+        if isinstance(options, dict) and "randomize" in options:
+            randomize = bool(options["randomize"])
+        obs = np.empty(STATE_SHAPE, dtype=np.uint8)
+        import_state(self.np_random, self._core.reset(export_state(self.np_random), randomize, obs))
+        if self.verbose:
+            for _ in range(self._core.track_retries):
+                print("retry to generate track (normal if there are not many instances of this message)")
+            print(f"Track generation: {len(self.track)}-tiles track")
+        if self.render_mode == "human":
+            self.render()
+        return obs, {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        self._check_open()
+        if not self._core.has_episode:
+            raise ResetNeeded("step() called before reset(); call reset() first")
+        obs = np.empty(STATE_SHAPE, dtype=np.uint8)
+        if self.continuous:
+            a = coerce_continuous(action)
+            reward, terminated, lap_finished = self._core.step_continuous(
+                float(a[0]), float(a[1]), float(a[2]), obs
+            )
+        else:
+            reward, terminated, lap_finished = self._core.step_discrete(
+                coerce_discrete(action), obs
+            )
+        info: dict[str, Any] = {} if lap_finished is None else {"lap_finished": lap_finished}
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, terminated, False, info
+
+    def render(self) -> np.ndarray | None:  # type: ignore[override]
+        self._check_open()
+        if self.render_mode is None:
+            gym.logger.warn(
+                "You are calling render method without specifying any render mode. "
+                "You can specify the render_mode at initialization, "
+                f'e.g. gym.make("{self.spec.id if self.spec else "reinfors/CarRacing-v0"}", '
+                'render_mode="rgb_array")'
+            )
+            return None
+        if not self._core.has_episode:
+            return None  # Gymnasium draws nothing before the first reset either.
+        if self.render_mode == "rgb_array":
+            return self._core.render(VIDEO_SHAPE[1], VIDEO_SHAPE[0], True)
+        if self.render_mode == "state_pixels":
+            return self._core.render(STATE_SHAPE[1], STATE_SHAPE[0], False)
+        self._show_window()
+        return None
+
+    def close(self) -> None:
+        if self._window is not None:
+            import pygame
+
+            pygame.display.quit()
+            pygame.quit()
+            self._window = None
+        self._closed = True
+
+    # ----------------------------------------------------------------- accessors
+
+    @property
+    def track(self) -> np.ndarray:
+        """Gymnasium's `track`: `(N, 4)` float64 rows of `(alpha, beta, x, y)`."""
+        return self._core.track
+
+    @property
+    def tile_visited(self) -> np.ndarray:
+        """Whether each tile has been visited (bool, one per track row)."""
+        return self._core.tile_visited
+
+    @property
+    def road_colors(self) -> np.ndarray:
+        """Current colour of each drawn road polygon (tiles and kerbs, draw order)."""
+        return self._core.road_colors
+
+    @property
+    def reward(self) -> float:
+        """Accumulated episode reward (Gymnasium's `env.reward`)."""
+        return self._core.reward
+
+    @property
+    def tile_visited_count(self) -> int:
+        return self._core.tile_visited_count
+
+    @property
+    def t(self) -> float:
+        """Episode time. Seconds."""
+        return self._core.t
+
+    @property
+    def new_lap(self) -> bool:
+        return self._core.new_lap
+
+    @property
+    def road_color(self) -> np.ndarray:
+        return np.array(self._core.palette[0])
+
+    @property
+    def bg_color(self) -> np.ndarray:
+        return np.array(self._core.palette[1])
+
+    @property
+    def grass_color(self) -> np.ndarray:
+        return np.array(self._core.palette[2])
+
+    def car_state(self) -> dict[str, Any]:
+        """A read-only snapshot of the car, in Box2D's float32 values widened to float64.
+
+        Keys: ``hull_position`` (2,), ``hull_angle``, ``hull_linear_velocity`` (2,),
+        ``hull_angular_velocity``, ``wheel_position`` (4, 2), ``wheel_angle`` (4,),
+        ``wheel_linear_velocity`` (4, 2), ``wheel_angular_velocity`` (4,), ``joint_angle`` (4,)
+        and Gymnasium's per-wheel floats ``wheel_omega``, ``wheel_phase``, ``wheel_gas``,
+        ``wheel_brake``, ``wheel_steer`` (4,). Wheels are front-left, front-right, rear-left,
+        rear-right. Units: world units, radians, seconds.
+        """
+        self._check_open()
+        if not self._core.has_episode:
+            raise ResetNeeded("car_state() needs reset() first")
+        return self._core.car_state()
+
+    # ----------------------------------------------------------------- internals
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ClosedEnvironmentError("this environment is closed; create a new one")
+
+    def _show_window(self) -> None:
+        try:
+            import pygame
+        except ImportError as e:  # pragma: no cover - depends on the install
+            raise gym.error.DependencyNotInstalled(
+                'render_mode="human" needs pygame: pip install "reinfors-gym[human]"'
+            ) from e
+        if self._window is None:
+            pygame.init()
+            pygame.display.init()
+            self._window = pygame.display.set_mode((WINDOW_SHAPE[1], WINDOW_SHAPE[0]))
+            self._clock = pygame.time.Clock()
+        frame = self._core.render(WINDOW_SHAPE[1], WINDOW_SHAPE[0], True)
+        pygame.event.pump()
+        self._clock.tick(self.metadata["render_fps"])
+        pygame.surfarray.blit_array(self._window, frame.swapaxes(0, 1))
+        pygame.display.flip()

@@ -1,0 +1,25 @@
+"""Exceptions raised for bad input. Each subclasses both Gymnasium's error (so code that
+catches Gymnasium's errors keeps working) and the matching builtin (ValueError/RuntimeError)."""
+
+from __future__ import annotations
+
+from gymnasium import error as gym_error
+
+
+class InvalidAction(gym_error.InvalidAction, ValueError):
+    """An action of the wrong shape, dtype or range, or containing NaN/inf."""
+
+
+class InvalidSeed(gym_error.Error, ValueError):
+    """A seed that is not a non-negative integer (or, for vector envs, a list of them)."""
+
+
+class ResetNeeded(gym_error.ResetNeeded, RuntimeError):
+    """`step` or `render` called before the first `reset`."""
+
+
+class ClosedEnvironmentError(gym_error.ClosedEnvironmentError, RuntimeError):
+    """Any call after `close()` other than `close()` itself."""
+
+
+__all__ = ["ClosedEnvironmentError", "InvalidAction", "InvalidSeed", "ResetNeeded"]
