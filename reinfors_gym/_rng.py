@@ -24,7 +24,12 @@ def export_state(generator: np.random.Generator) -> RngState:
             f"got {state.get('bit_generator')!r}"
         )
     inner = state["state"]
-    return (int(inner["state"]), int(inner["inc"]), bool(state["has_uint32"]), int(state["uinteger"]))
+    return (
+        int(inner["state"]),
+        int(inner["inc"]),
+        bool(state["has_uint32"]),
+        int(state["uinteger"]),
+    )
 
 
 def import_state(generator: np.random.Generator, rng_state: RngState) -> None:
@@ -44,7 +49,9 @@ def check_seed(seed: object) -> int | None:
     if seed is None:
         return None
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise InvalidSeed(f"seed must be None or a non-negative int, got {type(seed).__name__} {seed!r}")
+        raise InvalidSeed(
+            f"seed must be None or a non-negative int, got {type(seed).__name__} {seed!r}"
+        )
     if int(seed) < 0:
         raise InvalidSeed(f"seed must be a non-negative int, got {int(seed)}")
     return int(seed)

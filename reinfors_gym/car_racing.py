@@ -132,7 +132,7 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         import_state(self.np_random, self._core.reset(export_state(self.np_random), randomize, obs))
         if self.verbose:
             for _ in range(self._core.track_retries):
-                print("retry to generate track (normal if there are not many instances of this message)")
+                print("retry to generate track (normal if there are not many instances of this message)")  # noqa: E501
             print(f"Track generation: {len(self.track)}-tiles track")
         if self.render_mode == "human":
             self.render()

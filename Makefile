@@ -1,0 +1,57 @@
+# One-command gates, used by people and CI alike.
+#   make demo   set up, then drive the env with random actions (steps/s beside Gymnasium, PNG strip)
+#   make test   set up, then lint (Rust + Python) and run every test (cargo + pytest)
+# Set-up is a local virtualenv (.venv) with the extension built in release mode by maturin.
+
+PY ?= python3
+VENV ?= .venv
+BIN := $(abspath $(VENV))/bin
+export VIRTUAL_ENV := $(abspath $(VENV))
+export PATH := $(BIN):$(PATH)
+# Headless pygame (Gymnasium's reference renderer and our human mode) in CI and terminals.
+export SDL_VIDEODRIVER ?= dummy
+export SDL_AUDIODRIVER ?= dummy
+
+.PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean
+
+$(BIN)/python:
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+setup: $(BIN)/python
+	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
+	$(BIN)/maturin develop --release --quiet --extras test
+
+build: $(BIN)/python
+	$(BIN)/maturin develop --release --quiet
+
+demo: setup
+	$(BIN)/python examples/random_drive.py
+
+lint: lint-rust lint-python
+
+lint-rust:
+	cargo fmt --all -- --check
+	cargo clippy --all-targets -- -D warnings
+	cargo clippy --all-targets --features python -- -D warnings
+
+lint-python:
+	$(BIN)/ruff check reinfors_gym tests bench examples tools
+	$(BIN)/python -m mypy.stubtest reinfors_gym._core --ignore-missing-stub
+
+test-rust:
+	cargo test --release
+
+test-python:
+	$(BIN)/python -m pytest -q
+
+test: setup lint test-rust test-python
+
+bench: setup
+	$(BIN)/python bench/bench_single.py
+
+parity: setup
+	$(BIN)/python -m pytest -q -m slow tests/parity
+
+clean:
+	rm -rf $(VENV) target
