@@ -22,6 +22,7 @@ STATE_SHAPE: tuple[int, int, int] = tuple(_core.STATE_SHAPE)  # type: ignore[ass
 VIDEO_SHAPE: tuple[int, int, int] = tuple(_core.VIDEO_SHAPE)  # type: ignore[assignment]
 WINDOW_SHAPE: tuple[int, int, int] = tuple(_core.WINDOW_SHAPE)  # type: ignore[assignment]
 FPS = 50
+RETRY_MESSAGE = "retry to generate track (normal if there are not many instances of this message)"
 
 
 def continuous_action_space() -> spaces.Box:
@@ -132,7 +133,7 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         import_state(self.np_random, self._core.reset(export_state(self.np_random), randomize, obs))
         if self.verbose:
             for _ in range(self._core.track_retries):
-                print("retry to generate track (normal if there are not many instances of this message)")  # noqa: E501
+                print(RETRY_MESSAGE)
             print(f"Track generation: {len(self.track)}-tiles track")
         if self.render_mode == "human":
             self.render()
