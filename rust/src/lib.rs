@@ -16,6 +16,7 @@ pub mod contact;
 pub mod env;
 pub mod error;
 pub mod physics;
+pub mod pool;
 pub mod render;
 pub mod rng;
 pub mod scene;

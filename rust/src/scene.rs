@@ -64,15 +64,347 @@ pub struct SceneView<'a> {
     pub reward: f64,
 }
 
+use crate::render::{font, Canvas, GrayPatch, Quantizer, Transform};
+
+/// Gymnasium's window surface, pixels: every coordinate below is in this space before the
+/// final scaling to the requested output size.
+const WINDOW_W: f64 = 1000.0;
+const WINDOW_H: f64 = 800.0;
+const SCALE: f64 = 6.0;
+const ZOOM: f64 = 2.7;
+const PLAYFIELD: f64 = 2000.0 / SCALE;
+const GRASS_DIM: f64 = PLAYFIELD / 20.0;
+const TRACK_WIDTH: f64 = 40.0 / SCALE;
+const TRACK_DETAIL_STEP: f64 = 21.0 / SCALE;
+/// Car geometry (car_dynamics.py): wheel half-extents and the model scale.
+const SIZE: f64 = 0.02;
+const WHEEL_R: f64 = 27.0;
+const WHEEL_W: f64 = 14.0;
+const HULL_COLOR: [f32; 3] = [204.0, 0.0, 0.0];
+const WHEEL_COLOR: [f32; 3] = [0.0, 0.0, 0.0];
+const WHEEL_WHITE: [f32; 3] = [77.0, 77.0, 77.0];
+
+/// Gymnasium's `MAX_SHAPE_DIM`: the margin (window pixels) of its polygon clip test.
+fn max_shape_dim() -> f64 {
+    GRASS_DIM.max(TRACK_WIDTH).max(TRACK_DETAIL_STEP) * std::f64::consts::SQRT_2 * ZOOM * SCALE
+}
+
+/// A fixed-capacity string buffer, so formatting the score allocates nothing.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct ScoreText {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl std::fmt::Write for ScoreText {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        let end = self.len + s.len();
+        if end > self.buf.len() {
+            return Err(std::fmt::Error);
+        }
+        self.buf[self.len..end].copy_from_slice(s.as_bytes());
+        self.len = end;
+        Ok(())
+    }
+}
+
+impl ScoreText {
+    fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
+    }
+}
+
+/// Draws CarRacing scenes, owning every scratch buffer so repeated frames allocate nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Renderer {
+    canvas: Canvas,
+    /// Score string and output size of the cached text patch; the glyph bitmap (window
+    /// pixels, grey levels) and its area-averaged patch on the output grid.
+    text_key: Option<(ScoreText, usize, usize)>,
+    text: Vec<u8>,
+    text_patch: GrayPatch,
+    /// Scratch points (window pixels) for skid-mark strokes.
+    pts: Vec<[f64; 2]>,
+}
+
+impl Renderer {
+    /// A renderer with empty buffers; they grow on the first frame.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Draws `view` into `out` (`height` rows of `width` RGB pixels, row-major), as
+    /// Gymnasium's `_render` shows it after `smoothscale` from its 1000×800 window to
+    /// `width`×`height`. `with_skid_marks` is false for the 96×96 state frame, as in Gymnasium.
+    pub fn draw_into(
+        &mut self,
+        view: &SceneView<'_>,
+        out: &mut [u8],
+        width: usize,
+        height: usize,
+        with_skid_marks: bool,
+    ) {
+        assert_eq!(
+            out.len(),
+            width * height * 3,
+            "out must hold width*height RGB pixels"
+        );
+        let canvas = &mut self.canvas;
+        canvas.resize(width, height);
+
+        // Camera (Gymnasium's `_render`): rotate by -hull angle, zoom in over the first second,
+        // keep the car at (W/2, H/4) of the (not yet flipped) window.
+        let angle = -(view.hull_angle as f64);
+        let zoom = 0.1 * SCALE * (1.0 - view.t).max(0.0) + ZOOM * SCALE * view.t.min(1.0);
+        let [hx, hy] = [view.hull_position[0] as f64, view.hull_position[1] as f64];
+        let scroll = Transform::from_rotate(angle).apply([-hx * zoom, -hy * zoom]);
+        let world_to_window = Transform::from_rotate(angle)
+            .then(&Transform::from_scale(zoom, zoom))
+            .then(&Transform::from_translate(
+                WINDOW_W / 2.0 + scroll[0],
+                WINDOW_H / 4.0 + scroll[1],
+            ));
+        // pygame truncates vertices and fills pixels inclusively, which on average is the
+        // continuous polygon itself with pixel (i, j) spanning [i, i+1): no half-pixel shift.
+        let (sx, sy) = (width as f64 / WINDOW_W, height as f64 / WINDOW_H);
+        let window_to_out = Transform::flip_y(WINDOW_H).then(&Transform::from_scale(sx, sy));
+        let ts = world_to_window.then(&window_to_out);
+
+        // Gymnasium's clip test: draw a polygon if any vertex lies within MAX_SHAPE_DIM of the
+        // window. Checked in output pixels (the flip keeps the box symmetric).
+        let m = max_shape_dim();
+        let (bx0, bx1) = (-m * sx, (WINDOW_W + m) * sx);
+        let (by0, by1) = (-m * sy, (WINDOW_H + m) * sy);
+        let visible = |pts: &[[f64; 2]]| {
+            pts.iter().any(|&p| {
+                let q = ts.apply(p);
+                (bx0..=bx1).contains(&q[0]) && (by0..=by1).contains(&q[1])
+            })
+        };
+        // Float colours reach SDL as truncated integers.
+        let trunc = |c: [f64; 3]| {
+            [
+                c[0].trunc() as f32,
+                c[1].trunc() as f32,
+                c[2].trunc() as f32,
+            ]
+        };
+
+        // Background field (never clipped), then the grass squares as one layer.
+        let b = PLAYFIELD;
+        let field = [[b, b], [b, -b], [-b, -b], [-b, b]];
+        if !canvas.covers_canvas(&field, &ts) {
+            // The window starts black; only needed where the field does not fill the frame.
+            canvas.clear([0.0; 3]);
+        }
+        canvas.fill_polygon(&field, &ts, trunc(view.bg_color));
+        let grass = trunc(view.grass_color);
+        for gx in (-20..20).step_by(2) {
+            for gy in (-20..20).step_by(2) {
+                let (x, y) = (GRASS_DIM * gx as f64, GRASS_DIM * gy as f64);
+                let poly = [
+                    [x + GRASS_DIM, y],
+                    [x, y],
+                    [x, y + GRASS_DIM],
+                    [x + GRASS_DIM, y + GRASS_DIM],
+                ];
+                if visible(&poly) {
+                    canvas.push_polygon(&poly, &ts, grass);
+                }
+            }
+        }
+        canvas.composite_layer();
+
+        // Road tiles and kerbs abut: one layer, so shared edges never show the grass.
+        for rp in view.road {
+            if visible(&rp.vertices) {
+                let c = rp.color;
+                canvas.push_polygon(&rp.vertices, &ts, [c[0] as f32, c[1] as f32, c[2] as f32]);
+            }
+        }
+        canvas.composite_layer();
+
+        if with_skid_marks {
+            // pygame.draw.lines(width=2): a 2-window-pixel stroke per particle.
+            for mark in view.skid_marks {
+                self.pts.clear();
+                self.pts
+                    .extend(mark.points.iter().map(|&p| world_to_window.apply(p)));
+                let c = mark.color;
+                canvas.stroke_polyline(
+                    &self.pts,
+                    2.0,
+                    &window_to_out,
+                    [c[0] as f32, c[1] as f32, c[2] as f32],
+                );
+            }
+        }
+
+        draw_car(canvas, view.car, &ts);
+        draw_indicators(canvas, &view.indicators, sx, sy);
+
+        // Score: f"{reward:04.0f}" centred at (60, H - H·2.5/40), white on black, no AA off.
+        let mut key = ScoreText::default();
+        let _ = std::fmt::Write::write_fmt(&mut key, format_args!("{:04.0}", view.reward));
+        if self.text_key != Some((key, width, height)) {
+            let (tw, th) = font::render_text(key.as_str(), &mut self.text);
+            // pygame's Rect.center setter: left = cx - w // 2, top = cy - h // 2 (integers).
+            let left = 60 - (tw / 2) as i64;
+            let top = (WINDOW_H - WINDOW_H * 2.5 / 40.0) as i64 - (th / 2) as i64;
+            self.text_patch.rasterize(
+                &self.text,
+                tw,
+                th,
+                left as f64 * sx,
+                top as f64 * sy,
+                sx,
+                sy,
+                width,
+                height,
+            );
+            self.text_key = Some((key, width, height));
+        }
+        canvas.draw_gray_patch(&self.text_patch);
+
+        canvas.write_rgb8(
+            out,
+            Quantizer::pygame_smoothscale(WINDOW_W as usize, WINDOW_H as usize, width, height),
+        );
+    }
+}
+
+/// Wheels (black, with the grey tread stripe Gymnasium derives from the wheel phase), then
+/// the red hull on top.
+fn draw_car(canvas: &mut Canvas, car: &CarDrawing, ts: &Transform) {
+    let mut poly = [[0.0f64; 2]; 8];
+    for wheel in &car.wheels {
+        for (d, s) in poly.iter_mut().zip(wheel) {
+            *d = [s[0] as f64, s[1] as f64];
+        }
+        canvas.push_polygon(&poly[..4], ts, WHEEL_COLOR);
+    }
+    canvas.composite_layer();
+
+    for (phase, pose) in car.wheel_phase.iter().zip(&car.wheel_pose) {
+        let (a1, a2) = (*phase, *phase + 1.2);
+        let (s1, s2) = (a1.sin(), a2.sin());
+        let (mut c1, mut c2) = (a1.cos(), a2.cos());
+        if s1 > 0.0 && s2 > 0.0 {
+            continue;
+        }
+        // np.sign, which is 0 at 0.
+        let sign = |v: f64| {
+            if v > 0.0 {
+                1.0
+            } else if v < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        };
+        if s1 > 0.0 {
+            c1 = sign(c1);
+        }
+        if s2 > 0.0 {
+            c2 = sign(c2);
+        }
+        let (w, r) = (WHEEL_W * SIZE, WHEEL_R * SIZE);
+        let local = [[-w, r * c1], [w, r * c1], [w, r * c2], [-w, r * c2]];
+        let body = Transform::from_rotate(pose.1 as f64).then(&Transform::from_translate(
+            pose.0[0] as f64,
+            pose.0[1] as f64,
+        ));
+        for (d, s) in poly.iter_mut().zip(local) {
+            *d = body.apply(s);
+        }
+        canvas.push_polygon(&poly[..4], ts, WHEEL_WHITE);
+    }
+    canvas.composite_layer();
+
+    // The hull fixtures overlap each other; same colour, so the layer's union is exact inside.
+    for (fix, &n) in car.hull.iter().zip(&car.hull_counts) {
+        let n = n.min(8);
+        for (d, s) in poly.iter_mut().zip(fix) {
+            *d = [s[0] as f64, s[1] as f64];
+        }
+        canvas.push_polygon(&poly[..n], ts, HULL_COLOR);
+    }
+    canvas.composite_layer();
+}
+
+/// The bottom bar (Gymnasium's `_render_indicators`), in flipped window pixels. pygame's
+/// `draw.polygon` truncates vertices and fills inclusively, so an axis-aligned quad covers the
+/// whole pixels `[trunc(min), trunc(max) + 1)`; these are drawn exactly.
+fn draw_indicators(canvas: &mut Canvas, ind: &Indicators, sx: f64, sy: f64) {
+    let (w, h) = (WINDOW_W, WINDOW_H);
+    let s = w / 40.0;
+    let hh = h / 40.0;
+    let mut rect = |xa: f64, ya: f64, xb: f64, yb: f64, color: [f32; 3]| {
+        let x0 = xa.min(xb).trunc();
+        let x1 = (xa.max(xb).trunc() + 1.0).min(w);
+        let y0 = ya.min(yb).trunc();
+        let y1 = (ya.max(yb).trunc() + 1.0).min(h);
+        canvas.fill_rect(x0 * sx, y0 * sy, x1 * sx, y1 * sy, color);
+    };
+    rect(0.0, h - 5.0 * hh, w, h, [0.0; 3]);
+    let mut vertical = |place: f64, val: f64, value: f64, color: [f32; 3]| {
+        if value.abs() > 1e-4 {
+            rect(
+                place * s,
+                h - (hh + hh * val),
+                (place + 1.0) * s,
+                h - hh,
+                color,
+            );
+        }
+    };
+    vertical(
+        5.0,
+        0.02 * ind.true_speed,
+        ind.true_speed,
+        [255.0, 255.0, 255.0],
+    );
+    let om = ind.wheel_omega;
+    vertical(7.0, 0.01 * om[0], om[0], [0.0, 0.0, 255.0]);
+    vertical(8.0, 0.01 * om[1], om[1], [0.0, 0.0, 255.0]);
+    vertical(9.0, 0.01 * om[2], om[2], [51.0, 0.0, 255.0]);
+    vertical(10.0, 0.01 * om[3], om[3], [51.0, 0.0, 255.0]);
+    let mut horizontal = |place: f64, val: f64, value: f64, color: [f32; 3]| {
+        if value.abs() > 1e-4 {
+            rect(
+                place * s,
+                h - 4.0 * hh,
+                (place + val) * s,
+                h - 2.0 * hh,
+                color,
+            );
+        }
+    };
+    horizontal(
+        20.0,
+        -10.0 * ind.steer_angle,
+        ind.steer_angle,
+        [0.0, 255.0, 0.0],
+    );
+    horizontal(
+        30.0,
+        -0.8 * ind.hull_angular_velocity,
+        ind.hull_angular_velocity,
+        [255.0, 0.0, 0.0],
+    );
+}
+
 /// Draws `view` into `out` (`height` rows of `width` RGB pixels, row-major), as Gymnasium's
 /// `_render` would show it after scaling its 1000×800 window surface to `width`×`height`.
 /// `with_skid_marks` is false for the 96×96 state frame, as in Gymnasium.
+///
+/// Allocates scratch buffers per call; use [`Renderer::draw_into`] for repeated frames.
 pub fn draw(
-    _view: &SceneView<'_>,
-    _out: &mut [u8],
-    _width: usize,
-    _height: usize,
-    _with_skid_marks: bool,
+    view: &SceneView<'_>,
+    out: &mut [u8],
+    width: usize,
+    height: usize,
+    with_skid_marks: bool,
 ) {
-    todo!()
+    Renderer::new().draw_into(view, out, width, height, with_skid_marks);
 }

@@ -1,1 +1,18 @@
-//! STUB: replaced by the rasterizer.
+//! A reusable 2-D renderer with exact area-coverage anti-aliasing, drawing into caller-owned
+//! RGB memory at any resolution.
+//!
+//! Pipeline stages, one module each:
+//! - [`transform`]: affine maps from a scene's space to canvas pixels (rotate, scale, flip).
+//! - [`raster`]: signed-area accumulation of polygon layers at the output resolution.
+//! - [`canvas`]: the drawing API (layers, rects, strokes, grey images) and quantization.
+//! - [`font`] (with generated [`font_data`]): the score digits of pygame's default font.
+
+pub mod canvas;
+pub mod font;
+pub mod font_data;
+pub mod raster;
+pub mod transform;
+
+pub use canvas::{Canvas, GrayPatch, Quantizer};
+pub use raster::Accumulator;
+pub use transform::Transform;

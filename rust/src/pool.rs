@@ -1,0 +1,401 @@
+//! Many environments stepped in parallel on a rayon thread pool, writing one batch.
+//!
+//! Each slot is independent (its own generator, track and car), so results do not depend on
+//! the number of threads or on how rayon schedules the slots. Observations are written
+//! straight into the caller's preallocated `(num_envs, ...)` buffer.
+
+use rayon::prelude::*;
+
+use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
+use crate::error::{Error, Result};
+use crate::rng::NumpyGenerator;
+
+/// Gymnasium 1.x vector autoreset modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AutoresetMode {
+    /// A finished sub-env is reset by the following `step` call (which ignores its action).
+    NextStep,
+    /// A finished sub-env is reset in the same `step`; its last frame goes to `final_obs`.
+    SameStep,
+    /// Finished sub-envs wait for `reset` with a mask.
+    Disabled,
+}
+
+/// How the pool builds each observation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoolSpec {
+    pub num_envs: usize,
+    pub config: Config,
+    /// Truncate after this many simulation steps (`None`: never).
+    pub max_episode_steps: Option<u32>,
+    pub autoreset: AutoresetMode,
+    /// Simulation steps per agent step; rewards are summed, only the last frame is drawn.
+    pub frame_skip: u32,
+    /// Frames stacked per observation (1: no stacking).
+    pub stack_num: usize,
+    /// One luminance channel (Gymnasium's `GrayscaleObservation` weights) instead of RGB.
+    pub grayscale: bool,
+    /// Frame size, drawn natively at this resolution. Pixels.
+    pub width: usize,
+    pub height: usize,
+}
+
+impl PoolSpec {
+    /// Bytes of one frame (one stack entry).
+    pub fn frame_bytes(&self) -> usize {
+        self.width * self.height * if self.grayscale { 1 } else { 3 }
+    }
+
+    /// Bytes of one sub-env's observation.
+    pub fn obs_bytes(&self) -> usize {
+        self.frame_bytes() * self.stack_num
+    }
+
+    fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::InvalidArgument(m));
+        if self.num_envs == 0 {
+            return bad("num_envs must be at least 1".into());
+        }
+        if self.frame_skip == 0 {
+            return bad("frame_skip must be at least 1".into());
+        }
+        if self.stack_num == 0 || self.stack_num > 64 {
+            return bad(format!("stack_num must be within 1..=64, got {}", self.stack_num));
+        }
+        if !(1..=4096).contains(&self.width) || !(1..=4096).contains(&self.height) {
+            return bad(format!(
+                "frame size must be within 1..=4096, got {}x{}",
+                self.width, self.height
+            ));
+        }
+        if self.max_episode_steps == Some(0) {
+            return bad("max_episode_steps must be positive (or None)".into());
+        }
+        Ok(())
+    }
+}
+
+/// What one sub-env reports for one `step`.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct SlotResult {
+    pub reward: f64,
+    pub terminated: bool,
+    pub truncated: bool,
+    /// `info["lap_finished"]` of this step (for `SameStep`, of the finished episode).
+    pub lap_finished: Option<bool>,
+    /// The sub-env was reset during this call (`NextStep`: instead of stepping;
+    /// `SameStep`: after finishing, with the final frame in `final_obs`).
+    pub reset: bool,
+}
+
+/// One sub-environment and its bookkeeping.
+#[derive(Debug, Clone)]
+struct Slot {
+    env: CarRacing,
+    /// Simulation steps since the last reset (the time limit's counter).
+    elapsed: u32,
+    /// Finished at the previous step (NextStep resets it on the next call).
+    needs_reset: bool,
+    /// The stacked frames, oldest first (`stack_num * frame_bytes`).
+    stack: Vec<u8>,
+    /// RGB scratch for grayscale conversion.
+    rgb: Vec<u8>,
+}
+
+/// The pool: slots plus the threads that step them.
+pub struct Pool {
+    spec: PoolSpec,
+    slots: Vec<Slot>,
+    threads: rayon::ThreadPool,
+}
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pool")
+            .field("spec", &self.spec)
+            .field("threads", &self.threads.current_num_threads())
+            .finish()
+    }
+}
+
+/// Gymnasium's `GrayscaleObservation`: `sum(rgb * [0.2125, 0.7154, 0.0721])` cast to uint8.
+fn grayscale_into(rgb: &[u8], gray: &mut [u8]) {
+    for (g, p) in gray.iter_mut().zip(rgb.chunks_exact(3)) {
+        let v = p[0] as f64 * 0.2125 + p[1] as f64 * 0.7154 + p[2] as f64 * 0.0721;
+        *g = v as u8;
+    }
+}
+
+impl Slot {
+    /// Draws the current frame as the newest stack entry (or fills the stack after a reset).
+    fn capture(&mut self, spec: &PoolSpec, fill: bool) -> Result<()> {
+        let fb = spec.frame_bytes();
+        let n = self.stack.len();
+        if !fill {
+            self.stack.copy_within(fb.., 0);
+        }
+        let newest = &mut self.stack[n - fb..];
+        if spec.grayscale {
+            self.env
+                .render(&mut self.rgb, spec.width, spec.height, false)?;
+            grayscale_into(&self.rgb, newest);
+        } else {
+            self.env.render(newest, spec.width, spec.height, false)?;
+        }
+        if fill {
+            let (older, newest) = self.stack.split_at_mut(n - fb);
+            for chunk in older.chunks_exact_mut(fb) {
+                chunk.copy_from_slice(newest);
+            }
+        }
+        Ok(())
+    }
+
+    fn reset(&mut self, spec: &PoolSpec, seed: Option<&[u32]>, randomize: Option<bool>) -> Result<()> {
+        if let Some(words) = seed {
+            self.env.set_rng(NumpyGenerator::from_entropy_words(words));
+        }
+        self.env.reset(randomize);
+        self.elapsed = 0;
+        self.needs_reset = false;
+        self.capture(spec, true)
+    }
+
+    /// `frame_skip` simulation steps with one action, stopping at the episode's end.
+    fn advance(&mut self, spec: &PoolSpec, action: Action) -> Result<SlotResult> {
+        let mut r = SlotResult::default();
+        for _ in 0..spec.frame_skip {
+            let StepOutcome {
+                reward,
+                terminated,
+                lap_finished,
+            } = self.env.step(action)?;
+            self.elapsed += 1;
+            r.reward += reward;
+            r.terminated = terminated;
+            r.lap_finished = lap_finished;
+            r.truncated = spec.max_episode_steps.is_some_and(|m| self.elapsed >= m);
+            if r.terminated || r.truncated {
+                break;
+            }
+        }
+        self.capture(spec, false)?;
+        Ok(r)
+    }
+
+    fn step(
+        &mut self,
+        spec: &PoolSpec,
+        action: Action,
+        obs: &mut [u8],
+        final_obs: &mut [u8],
+    ) -> Result<SlotResult> {
+        let result = match spec.autoreset {
+            AutoresetMode::NextStep if self.needs_reset => {
+                self.reset(spec, None, None)?;
+                SlotResult {
+                    reset: true,
+                    ..SlotResult::default()
+                }
+            }
+            AutoresetMode::Disabled if self.needs_reset => {
+                return Err(Error::InvalidState(
+                    "a finished sub-environment was stepped with autoreset disabled; \
+                     reset it first with reset(options={'reset_mask': mask})"
+                        .into(),
+                ))
+            }
+            AutoresetMode::SameStep => {
+                let mut r = self.advance(spec, action)?;
+                if r.terminated || r.truncated {
+                    final_obs.copy_from_slice(&self.stack);
+                    self.reset(spec, None, None)?;
+                    r.reset = true;
+                }
+                r
+            }
+            _ => self.advance(spec, action)?,
+        };
+        self.needs_reset = result.terminated || result.truncated;
+        obs.copy_from_slice(&self.stack);
+        Ok(result)
+    }
+}
+
+impl Pool {
+    /// `entropy[i]` seeds sub-env `i`'s generator until its first seeded reset (Gymnasium's
+    /// unseeded `np_random` comes from OS entropy; the caller supplies it).
+    pub fn new(spec: PoolSpec, num_threads: usize, entropy: &[Vec<u32>]) -> Result<Self> {
+        spec.check()?;
+        if entropy.len() != spec.num_envs {
+            return Err(Error::InvalidArgument(format!(
+                "need one entropy seed per sub-env ({}), got {}",
+                spec.num_envs,
+                entropy.len()
+            )));
+        }
+        if num_threads == 0 {
+            return Err(Error::InvalidArgument("num_threads must be at least 1".into()));
+        }
+        let threads = rayon::ThreadPoolBuilder::new()
+            .num_threads(num_threads)
+            .thread_name(|i| format!("reinfors-gym-{i}"))
+            .build()
+            .map_err(|e| Error::InvalidArgument(format!("cannot start threads: {e}")))?;
+        let slots = entropy
+            .iter()
+            .map(|words| {
+                Ok(Slot {
+                    env: CarRacing::new(spec.config, NumpyGenerator::from_entropy_words(words))?,
+                    elapsed: 0,
+                    needs_reset: false,
+                    stack: vec![0; spec.obs_bytes()],
+                    rgb: if spec.grayscale {
+                        vec![0; spec.width * spec.height * 3]
+                    } else {
+                        Vec::new()
+                    },
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Pool {
+            spec,
+            slots,
+            threads,
+        })
+    }
+
+    pub fn spec(&self) -> &PoolSpec {
+        &self.spec
+    }
+
+    pub fn num_threads(&self) -> usize {
+        self.threads.current_num_threads()
+    }
+
+    /// Sub-env `i` (read-only), for accessors and `render`.
+    pub fn env(&self, i: usize) -> Option<&CarRacing> {
+        self.slots.get(i).map(|s| &s.env)
+    }
+
+    fn check_obs(&self, obs: &[u8]) -> Result<()> {
+        let want = self.spec.num_envs * self.spec.obs_bytes();
+        if obs.len() != want {
+            return Err(Error::InvalidArgument(format!(
+                "observation buffer holds {} bytes, expected {want}",
+                obs.len()
+            )));
+        }
+        Ok(())
+    }
+
+    /// Resets the sub-envs selected by `mask` (all when `None`). `seeds[i]` (entropy words)
+    /// reseeds sub-env `i`; `None` continues its stream. Writes the selected observations.
+    pub fn reset(
+        &mut self,
+        seeds: &[Option<Vec<u32>>],
+        mask: Option<&[bool]>,
+        randomize: Option<bool>,
+        obs: &mut [u8],
+    ) -> Result<()> {
+        self.check_obs(obs)?;
+        let n = self.spec.num_envs;
+        if seeds.len() != n || mask.is_some_and(|m| m.len() != n) {
+            return Err(Error::InvalidArgument(format!(
+                "seeds and reset_mask must have one entry per sub-env ({n})"
+            )));
+        }
+        let spec = self.spec;
+        let ob = spec.obs_bytes();
+        self.threads.install(|| {
+            self.slots
+                .par_iter_mut()
+                .zip(obs.par_chunks_mut(ob))
+                .enumerate()
+                .filter(|(i, _)| mask.is_none_or(|m| m[*i]))
+                .try_for_each(|(i, (slot, out))| {
+                    slot.reset(&spec, seeds[i].as_deref(), randomize)?;
+                    out.copy_from_slice(&slot.stack);
+                    Ok(())
+                })
+        })
+    }
+
+    /// Steps every sub-env with its action. `final_obs` (same size as `obs`) receives the
+    /// last observation of episodes that `SameStep` reset during this call.
+    pub fn step(
+        &mut self,
+        actions: &[Action],
+        obs: &mut [u8],
+        final_obs: &mut [u8],
+        results: &mut [SlotResult],
+    ) -> Result<()> {
+        self.check_obs(obs)?;
+        let n = self.spec.num_envs;
+        if actions.len() != n || results.len() != n || final_obs.len() != obs.len() {
+            return Err(Error::InvalidArgument(format!(
+                "actions, results and final_obs must cover all {n} sub-envs"
+            )));
+        }
+        // Validate everything first so a bad action leaves every sub-env untouched.
+        for (i, a) in actions.iter().enumerate() {
+            validate(&self.spec.config, a)
+                .map_err(|e| Error::InvalidAction(format!("sub-env {i}: {e}")))?;
+        }
+        if let Some(i) = self.slots.iter().position(|s| !s.env.has_episode()) {
+            return Err(Error::InvalidState(format!(
+                "sub-env {i} was never reset; call reset() first"
+            )));
+        }
+        let spec = self.spec;
+        let ob = spec.obs_bytes();
+        self.threads.install(|| {
+            self.slots
+                .par_iter_mut()
+                .zip(obs.par_chunks_mut(ob))
+                .zip(final_obs.par_chunks_mut(ob))
+                .zip(results.par_iter_mut())
+                .zip(actions.par_iter())
+                .try_for_each(|((((slot, out), fin), res), action)| {
+                    *res = slot.step(&spec, *action, out, fin)?;
+                    Ok(())
+                })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grayscale_matches_gymnasium_weights_and_truncation() {
+        let rgb = [255, 255, 255, 102, 204, 102, 0, 0, 1];
+        let mut g = [0u8; 3];
+        grayscale_into(&rgb, &mut g);
+        // 255 * (0.2125 + 0.7154 + 0.0721) = 255.0 exactly; numpy gives the same.
+        let expect = |r: f64, gg: f64, b: f64| (r * 0.2125 + gg * 0.7154 + b * 0.0721) as u8;
+        assert_eq!(g, [expect(255., 255., 255.), expect(102., 204., 102.), 0]);
+    }
+
+    #[test]
+    fn spec_rejects_nonsense() {
+        let spec = PoolSpec {
+            num_envs: 1,
+            config: Config::default(),
+            max_episode_steps: Some(1000),
+            autoreset: AutoresetMode::NextStep,
+            frame_skip: 1,
+            stack_num: 1,
+            grayscale: false,
+            width: 96,
+            height: 96,
+        };
+        assert!(spec.check().is_ok());
+        assert!(PoolSpec { num_envs: 0, ..spec }.check().is_err());
+        assert!(PoolSpec { frame_skip: 0, ..spec }.check().is_err());
+        assert!(PoolSpec { stack_num: 0, ..spec }.check().is_err());
+        assert!(PoolSpec { width: 0, ..spec }.check().is_err());
+        assert!(PoolSpec { max_episode_steps: Some(0), ..spec }.check().is_err());
+    }
+}
