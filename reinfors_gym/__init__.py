@@ -15,6 +15,7 @@ import gymnasium as gym
 from . import _core
 from .car_racing import CarRacingEnv
 from .errors import ClosedEnvironmentError, InvalidAction, InvalidSeed, ResetNeeded
+from .vector import CarRacingVectorEnv
 
 __version__: str = _core.__version__
 
@@ -27,6 +28,7 @@ def _register_envs() -> None:
         gym.register(
             id=ENV_ID,
             entry_point="reinfors_gym.car_racing:CarRacingEnv",
+            vector_entry_point="reinfors_gym.vector:CarRacingVectorEnv",
             max_episode_steps=1000,
             reward_threshold=900,
         )
@@ -37,6 +39,7 @@ _register_envs()
 __all__ = [
     "ENV_ID",
     "CarRacingEnv",
+    "CarRacingVectorEnv",
     "ClosedEnvironmentError",
     "InvalidAction",
     "InvalidSeed",

@@ -7,13 +7,17 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use numpy::{PyArray1, PyArray2, PyArray3, PyArrayMethods};
+use numpy::{
+    PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
+    PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
 use crate::env::{self, Action, CarRacing, Config};
 use crate::error::Error;
+use crate::pool::{AutoresetMode, Pool, PoolSpec, SlotResult};
 use crate::rng::NumpyGenerator;
 
 /// NumPy's PCG64 state as `(state, inc, has_uint32, uinteger)`, the fields of
@@ -317,6 +321,254 @@ impl PyCarRacing {
     }
 }
 
+/// Borrows a C-contiguous array of any shape as a mutable slice of exactly `len` elements.
+fn batch_slice<'a, T: numpy::Element>(
+    arr: &'a mut numpy::PyReadwriteArrayDyn<'_, T>,
+    len: usize,
+    what: &str,
+) -> PyResult<&'a mut [T]> {
+    let slice = arr
+        .as_slice_mut()
+        .map_err(|_| PyValueError::new_err(format!("{what} buffer must be C-contiguous")))?;
+    if slice.len() != len {
+        return Err(PyValueError::new_err(format!(
+            "{what} buffer holds {} elements, expected {len}",
+            slice.len()
+        )));
+    }
+    Ok(slice)
+}
+
+/// Many CarRacing environments stepped in parallel (the engine behind
+/// `reinfors_gym.CarRacingVectorEnv`).
+#[pyclass(module = "reinfors_gym._core", name = "PoolCore")]
+struct PyPool {
+    pool: Pool,
+    results: Vec<SlotResult>,
+    poisoned: bool,
+}
+
+#[pymethods]
+impl PyPool {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (num_envs, num_threads, continuous, domain_randomize, lap_complete_percent,
+        max_episode_steps, autoreset_mode, frame_skip, stack_num, grayscale, width, height, entropy))]
+    fn new(
+        num_envs: usize,
+        num_threads: usize,
+        continuous: bool,
+        domain_randomize: bool,
+        lap_complete_percent: f64,
+        max_episode_steps: Option<u32>,
+        autoreset_mode: &str,
+        frame_skip: u32,
+        stack_num: usize,
+        grayscale: bool,
+        width: usize,
+        height: usize,
+        entropy: Vec<u128>,
+    ) -> PyResult<Self> {
+        let autoreset = match autoreset_mode {
+            "next_step" => AutoresetMode::NextStep,
+            "same_step" => AutoresetMode::SameStep,
+            "disabled" => AutoresetMode::Disabled,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "autoreset_mode must be next_step, same_step or disabled, got {other:?}"
+                )))
+            }
+        };
+        let spec = PoolSpec {
+            num_envs,
+            config: Config {
+                continuous,
+                domain_randomize,
+                lap_complete_percent,
+            },
+            max_episode_steps,
+            autoreset,
+            frame_skip,
+            stack_num,
+            grayscale,
+            width,
+            height,
+        };
+        let words: Vec<Vec<u32>> = entropy
+            .iter()
+            .map(|e| crate::rng::coerce_seed_words(*e))
+            .collect();
+        let mut poisoned = false;
+        let pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
+        Ok(PyPool {
+            pool,
+            results: vec![SlotResult::default(); num_envs],
+            poisoned: false,
+        })
+    }
+
+    #[getter]
+    fn num_threads(&self) -> usize {
+        self.pool.num_threads()
+    }
+
+    /// Resets the sub-envs selected by `mask` (all when `None`); `seeds[i]` reseeds sub-env i.
+    #[pyo3(signature = (seeds, mask, randomize, obs))]
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        seeds: Vec<Option<u128>>,
+        mask: Option<Vec<bool>>,
+        randomize: Option<bool>,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+    ) -> PyResult<()> {
+        let words: Vec<Option<Vec<u32>>> = seeds
+            .iter()
+            .map(|s| s.map(crate::rng::coerce_seed_words))
+            .collect();
+        let mut obs = obs.readwrite();
+        let len = obs.len();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let pool = &mut self.pool;
+        let mut poisoned = false;
+        let result = py.detach(|| {
+            guarded(&mut poisoned, || {
+                pool.reset(&words, mask.as_deref(), randomize, out)
+            })
+        });
+        // A full reset recovers from an interrupted step; a partial one does not.
+        self.poisoned = poisoned || (self.poisoned && mask.is_some());
+        result
+    }
+
+    /// Steps all sub-envs. `actions` is `(n, 3)` float64 (continuous) or `(n,)` int64 (discrete).
+    /// Writes `obs`, `final_obs`, and per-env `rewards`, `terminated`, `truncated`,
+    /// `lap_finished` (-1 none, 0 false, 1 true) and `reset` flags.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        actions: &Bound<'_, PyAny>,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+        final_obs: &Bound<'_, PyArrayDyn<u8>>,
+        rewards: &Bound<'_, PyArray1<f64>>,
+        terminated: &Bound<'_, PyArray1<bool>>,
+        truncated: &Bound<'_, PyArray1<bool>>,
+        lap_finished: &Bound<'_, PyArray1<i8>>,
+        reset: &Bound<'_, PyArray1<bool>>,
+    ) -> PyResult<()> {
+        if self.poisoned {
+            return Err(PyRuntimeError::new_err(
+                "the vector environment was interrupted by an internal error; call reset() first",
+            ));
+        }
+        let n = self.pool.spec().num_envs;
+        let acts: Vec<Action> = if self.pool.spec().config.continuous {
+            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
+                PyValueError::new_err("continuous actions must be a float64 array of shape (n, 3)")
+            })?;
+            let view = a.as_array();
+            if view.shape() != [n, 3] {
+                return Err(PyValueError::new_err(format!(
+                    "actions must have shape ({n}, 3), got {:?}",
+                    view.shape()
+                )));
+            }
+            view.rows()
+                .into_iter()
+                .map(|r| Action::Continuous([r[0], r[1], r[2]]))
+                .collect()
+        } else {
+            let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
+                PyValueError::new_err("discrete actions must be an int64 array of shape (n,)")
+            })?;
+            let view = a.as_array();
+            if view.len() != n {
+                return Err(PyValueError::new_err(format!(
+                    "actions must have shape ({n},), got ({},)",
+                    view.len()
+                )));
+            }
+            view.iter().map(|&v| Action::Discrete(v)).collect()
+        };
+        let mut obs = obs.readwrite();
+        let mut final_obs = final_obs.readwrite();
+        let len = obs.len();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let fin = batch_slice(&mut final_obs, len, "final observation")?;
+        let pool = &mut self.pool;
+        let results = &mut self.results;
+        let mut poisoned = false;
+        py.detach(|| guarded(&mut poisoned, || pool.step(&acts, out, fin, results)))
+            .inspect_err(|_| self.poisoned |= poisoned)?;
+        let mut rw = rewards.readwrite();
+        let mut te = terminated.readwrite();
+        let mut tr = truncated.readwrite();
+        let mut lf = lap_finished.readwrite();
+        let mut rs = reset.readwrite();
+        let (rw, te, tr, lf, rs) = (
+            rw.as_slice_mut()?,
+            te.as_slice_mut()?,
+            tr.as_slice_mut()?,
+            lf.as_slice_mut()?,
+            rs.as_slice_mut()?,
+        );
+        if [rw.len(), te.len(), tr.len(), lf.len(), rs.len()] != [n; 5] {
+            return Err(PyValueError::new_err("result buffers must have shape (n,)"));
+        }
+        for (i, r) in self.results.iter().enumerate() {
+            rw[i] = r.reward;
+            te[i] = r.terminated;
+            tr[i] = r.truncated;
+            lf[i] = r.lap_finished.map_or(-1, i8::from);
+            rs[i] = r.reset;
+        }
+        Ok(())
+    }
+
+    /// Draws sub-env `i` at `width`×`height`.
+    fn render<'py>(
+        &self,
+        py: Python<'py>,
+        i: usize,
+        width: usize,
+        height: usize,
+        skid_marks: bool,
+    ) -> PyResult<Bound<'py, PyArray3<u8>>> {
+        let env = self
+            .pool
+            .env(i)
+            .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
+        let frame = PyArray3::<u8>::zeros(py, [height, width, 3], false);
+        {
+            let mut rw = frame.readwrite();
+            let out = frame_slice(&mut rw, width * height * 3)?;
+            let mut poisoned = false;
+            py.detach(|| guarded(&mut poisoned, || env.render(out, width, height, skid_marks)))?;
+        }
+        Ok(frame)
+    }
+
+    /// Gymnasium's `track` of sub-env `i`.
+    fn track<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
+        let env = self
+            .pool
+            .env(i)
+            .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
+        let flat: Vec<f64> = env.track().iter().flatten().copied().collect();
+        Ok(PyArray1::from_vec(py, flat).reshape([env.track().len(), 4])?)
+    }
+
+    /// Scalar state of sub-env `i`: `(reward, tile_visited_count, t)`.
+    fn env_scalars(&self, i: usize) -> PyResult<(f64, usize, f64)> {
+        let env = self
+            .pool
+            .env(i)
+            .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
+        Ok((env.reward(), env.tile_visited_count(), env.t()))
+    }
+}
+
 /// NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust (for tests and the vector env).
 #[pyfunction]
 fn seeded_rng_state(seed: u128) -> RngState {
@@ -326,6 +578,7 @@ fn seeded_rng_state(seed: u128) -> RngState {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCarRacing>()?;
+    m.add_class::<PyPool>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add("STATE_SHAPE", (env::STATE_H, env::STATE_W, 3))?;
     m.add("VIDEO_SHAPE", (env::VIDEO_H, env::VIDEO_W, 3))?;

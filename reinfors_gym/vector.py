@@ -1,0 +1,466 @@
+"""`CarRacingVectorEnv`: a drop-in for `AsyncVectorEnv` over `reinfors/CarRacing-v0`.
+
+All sub-environments live in one Rust pool and are stepped by its worker threads with the GIL
+released, writing into one preallocated observation batch. Semantics follow Gymnasium 1.x's
+vector API: the three autoreset modes, `seed + i` seeding, `_key` info masks, `final_obs` /
+`final_info` in `SAME_STEP`, `reset_mask` for `DISABLED`.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import secrets
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+import numpy as np
+from gymnasium import error as gym_error
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from . import _core
+from .car_racing import FPS, VIDEO_SHAPE, continuous_action_space
+from .errors import ClosedEnvironmentError, InvalidAction, InvalidSeed
+
+_MODES = {
+    AutoresetMode.NEXT_STEP: "next_step",
+    AutoresetMode.SAME_STEP: "same_step",
+    AutoresetMode.DISABLED: "disabled",
+}
+_MAX_SEED = 2**128 - 1
+
+
+def _check_seed(seed: object) -> int | None:
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        raise InvalidSeed(f"seeds must be None or non-negative ints, got {seed!r}")
+    if not 0 <= int(seed) <= _MAX_SEED:
+        raise InvalidSeed(f"seeds must be within 0..2**128-1, got {int(seed)}")
+    return int(seed)
+
+
+class _SubEnv:
+    """What `call`/`get_attr`/`set_attr` see of one sub-env: read-only accessors of the core
+    plus attributes the user sets."""
+
+    _READ_ONLY = ("continuous", "domain_randomize", "lap_complete_percent", "render_mode")
+
+    def __init__(self, owner: CarRacingVectorEnv, index: int):
+        self._owner, self._index = owner, index
+        self._extra: dict[str, Any] = {}
+
+    @property
+    def track(self) -> np.ndarray:
+        return self._owner._pool.track(self._index)
+
+    @property
+    def reward(self) -> float:
+        return self._owner._pool.env_scalars(self._index)[0]
+
+    @property
+    def tile_visited_count(self) -> int:
+        return self._owner._pool.env_scalars(self._index)[1]
+
+    @property
+    def t(self) -> float:
+        return self._owner._pool.env_scalars(self._index)[2]
+
+    def render(self) -> np.ndarray | None:
+        return self._owner._render_one(self._index)
+
+    def get(self, name: str) -> Any:
+        if name in self._extra:
+            return self._extra[name]
+        if name in self._READ_ONLY:
+            return getattr(self._owner, name)
+        if name.startswith("_") or name in ("get", "set"):
+            raise AttributeError(name)
+        return getattr(self, name)
+
+    def set(self, name: str, value: Any) -> None:
+        if name in self._READ_ONLY or hasattr(type(self), name):
+            raise AttributeError(f"sub-environment attribute {name!r} is read-only")
+        self._extra[name] = value
+
+
+class CarRacingVectorEnv(VectorEnv):
+    """`num_envs` CarRacing environments stepped in parallel by Rust threads.
+
+    Args:
+        num_envs: number of sub-environments.
+        num_threads: worker threads (default: the cores available to this process).
+        autoreset_mode: Gymnasium's `AutoresetMode` (or its string value).
+        max_episode_steps: truncation limit in simulation steps (`None`: no limit).
+        render_mode: `None`, `"rgb_array"` (600x400 frames) or `"state_pixels"`.
+        continuous, domain_randomize, lap_complete_percent, verbose: as the single env.
+        frame_skip: simulation steps per `step` (rewards summed, last frame returned).
+        stack_num: frames stacked along a leading axis (Gymnasium's `FrameStackObservation`
+            layout, padded with the reset frame).
+        grayscale: one luminance channel (Gymnasium's `GrayscaleObservation` weights).
+        obs_size: `(height, width)` of frames, drawn natively at that resolution.
+        copy: return a fresh observation array (True) or the shared buffer (False).
+    """
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        num_threads: int | None = None,
+        autoreset_mode: AutoresetMode | str = AutoresetMode.NEXT_STEP,
+        max_episode_steps: int | None = 1000,
+        render_mode: str | None = None,
+        continuous: bool = True,
+        domain_randomize: bool = False,
+        lap_complete_percent: float = 0.95,
+        verbose: bool = False,
+        frame_skip: int = 1,
+        stack_num: int = 1,
+        grayscale: bool = False,
+        obs_size: tuple[int, int] = (96, 96),
+        copy: bool = True,
+    ):
+        def positive_int(name: str, value: object) -> int:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be a positive int, got {value!r}")
+            return int(value)
+
+        self.num_envs = positive_int("num_envs", num_envs)
+        if num_threads is None:
+            num_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+        num_threads = positive_int("num_threads", num_threads)
+        try:
+            self.autoreset_mode = AutoresetMode(autoreset_mode)
+        except ValueError as e:
+            raise ValueError(
+                f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
+                f"got {autoreset_mode!r}"
+            ) from e
+        if max_episode_steps is not None:
+            max_episode_steps = positive_int("max_episode_steps", max_episode_steps)
+        if render_mode not in (None, "rgb_array", "state_pixels"):
+            raise ValueError(
+                f"render_mode must be None, 'rgb_array' or 'state_pixels', got {render_mode!r}"
+            )
+        if (
+            not isinstance(obs_size, (tuple, list))
+            or len(obs_size) != 2
+            or not all(isinstance(v, numbers.Integral) and v >= 1 for v in obs_size)
+        ):
+            raise ValueError(f"obs_size must be (height, width) positive ints, got {obs_size!r}")
+        height, width = int(obs_size[0]), int(obs_size[1])
+        self.render_mode = render_mode
+        self.continuous = bool(continuous)
+        self.domain_randomize = bool(domain_randomize)
+        self.lap_complete_percent = float(lap_complete_percent)
+        self.verbose = bool(verbose)
+        self.max_episode_steps = max_episode_steps
+        self.frame_skip = positive_int("frame_skip", frame_skip)
+        self.stack_num = positive_int("stack_num", stack_num)
+        self.grayscale = bool(grayscale)
+        self.copy = bool(copy)
+        self.metadata = {
+            "render_modes": ["rgb_array", "state_pixels"],
+            "render_fps": FPS // self.frame_skip,
+            "autoreset_mode": self.autoreset_mode,
+        }
+
+        frame_shape = (height, width) if self.grayscale else (height, width, 3)
+        obs_shape = frame_shape if self.stack_num == 1 else (self.stack_num, *frame_shape)
+        self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
+        self.single_action_space = (
+            continuous_action_space() if self.continuous else spaces.Discrete(5)
+        )
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
+        self._pool = _core.PoolCore(
+            self.num_envs,
+            num_threads,
+            self.continuous,
+            self.domain_randomize,
+            self.lap_complete_percent,
+            max_episode_steps,
+            _MODES[self.autoreset_mode],
+            self.frame_skip,
+            self.stack_num,
+            self.grayscale,
+            width,
+            height,
+            [secrets.randbits(128) for _ in range(self.num_envs)],
+        )
+        self.num_threads = self._pool.num_threads
+        n = self.num_envs
+        self._obs = np.zeros((n, *obs_shape), np.uint8)
+        self._final_obs = np.zeros_like(self._obs)
+        self._rewards = np.zeros(n, np.float64)
+        self._terminations = np.zeros(n, np.bool_)
+        self._truncations = np.zeros(n, np.bool_)
+        self._lap = np.zeros(n, np.int8)
+        self._was_reset = np.zeros(n, np.bool_)
+        self._has_reset = False
+        self._sub_envs = [_SubEnv(self, i) for i in range(n)]
+        self._executor: ThreadPoolExecutor | None = None
+        self._pending: tuple[str, Future] | None = None
+
+    # ------------------------------------------------------------------ reset
+
+    def reset(
+        self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        self.reset_async(seed=seed, options=options, _run_now=True)
+        return self.reset_wait()
+
+    def reset_async(
+        self,
+        seed: int | list[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+        *,
+        _run_now: bool = False,
+    ) -> None:
+        """Starts a reset in the background; collect it with :meth:`reset_wait`."""
+        self._check_ready()
+        seeds = self._seed_list(seed)
+        mask = None
+        randomize = None
+        if options is not None:
+            if not isinstance(options, dict):
+                raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
+            if "reset_mask" in options:
+                mask = self._check_reset_mask(options["reset_mask"])
+            if "randomize" in options:
+                randomize = bool(options["randomize"])
+        self._reset_mask = mask
+        args = (seeds, None if mask is None else mask.tolist(), randomize, self._obs)
+        self._start("reset", lambda: self._pool.reset(*args), run_now=_run_now)
+
+    def reset_wait(self, timeout: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Finishes :meth:`reset_async`."""
+        self._finish("reset", timeout)
+        mask = self._reset_mask
+        if mask is None:
+            self._terminations[:] = False
+            self._truncations[:] = False
+            self._has_reset = True
+        else:
+            self._terminations[mask] = False
+            self._truncations[mask] = False
+        return self._observations(), {}
+
+    # ------------------------------------------------------------------ step
+
+    def step(
+        self, actions: Any
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self.step_async(actions, _run_now=True)
+        return self.step_wait()
+
+    def step_async(self, actions: Any, *, _run_now: bool = False) -> None:
+        """Starts stepping with `actions` in the background; collect with :meth:`step_wait`."""
+        self._check_ready()
+        if not self._has_reset:
+            raise gym_error.ResetNeeded("step() called before reset(); call reset() first")
+        acts = self._coerce_actions(actions)
+        args = (
+            acts,
+            self._obs,
+            self._final_obs,
+            self._rewards,
+            self._terminations,
+            self._truncations,
+            self._lap,
+            self._was_reset,
+        )
+        self._start("step", lambda: self._pool.step(*args), run_now=_run_now)
+
+    def step_wait(
+        self, timeout: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Finishes :meth:`step_async`."""
+        self._finish("step", timeout)
+        infos: dict[str, Any] = {}
+        n = self.num_envs
+        has_lap = self._lap >= 0
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            done = self._was_reset.copy()
+            if done.any():
+                final_obs = np.full(n, None, dtype=object)
+                for i in np.flatnonzero(done):
+                    final_obs[i] = self._final_obs[i].copy()
+                final_info: dict[str, Any] = {}
+                lap_mask = done & has_lap
+                if lap_mask.any():
+                    final_info["lap_finished"] = self._lap == 1
+                    final_info["_lap_finished"] = lap_mask
+                infos.update(
+                    final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done
+                )
+        elif has_lap.any():
+            infos["lap_finished"] = self._lap == 1
+            infos["_lap_finished"] = has_lap
+        return (
+            self._observations(),
+            self._rewards.copy(),
+            self._terminations.copy(),
+            self._truncations.copy(),
+            infos,
+        )
+
+    # ------------------------------------------------------------------ the rest of the API
+
+    def render(self) -> tuple[np.ndarray | None, ...] | None:
+        self._check_open()
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        return tuple(self._render_one(i) for i in range(self.num_envs))
+
+    def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """Calls (or reads, if not callable) `name` on every sub-env."""
+        self._check_ready()
+        out = []
+        for sub in self._sub_envs:
+            attr = sub.get(name)
+            out.append(attr(*args, **kwargs) if callable(attr) else attr)
+        return tuple(out)
+
+    def get_attr(self, name: str) -> tuple[Any, ...]:
+        self._check_ready()
+        return tuple(sub.get(name) for sub in self._sub_envs)
+
+    def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
+        self._check_ready()
+        if not isinstance(values, (list, tuple)):
+            values = [values] * self.num_envs
+        if len(values) != self.num_envs:
+            raise ValueError(
+                f"values must have one entry per sub-env ({self.num_envs}), got {len(values)}"
+            )
+        for sub, value in zip(self._sub_envs, values, strict=True):
+            sub.set(name, value)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        if self._pending is not None:
+            try:
+                self._pending[1].result()
+            except Exception:  # noqa: BLE001 - closing must not fail on a failed step
+                pass
+            self._pending = None
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        self._pool = None  # type: ignore[assignment]  # drops the Rust pool, joining its threads
+
+    # ------------------------------------------------------------------ internals
+
+    def _observations(self) -> np.ndarray:
+        return self._obs.copy() if self.copy else self._obs
+
+    def _render_one(self, i: int) -> np.ndarray | None:
+        if not self._has_reset:
+            return None
+        if self.render_mode == "rgb_array":
+            return self._pool.render(i, VIDEO_SHAPE[1], VIDEO_SHAPE[0], True)
+        if self.render_mode == "state_pixels":
+            return self._pool.render(i, 96, 96, False)
+        return None
+
+    def _check_open(self) -> None:
+        if self.closed:
+            raise ClosedEnvironmentError("this vector environment is closed; create a new one")
+
+    def _check_ready(self) -> None:
+        self._check_open()
+        if self._pending is not None:
+            raise gym_error.AlreadyPendingCallError(
+                f"a call to `{self._pending[0]}_async` is still pending; "
+                f"call `{self._pending[0]}_wait` first",
+                self._pending[0],
+            )
+
+    def _start(self, name: str, work: Any, run_now: bool) -> None:
+        if run_now:
+            future: Future = Future()
+            try:
+                future.set_result(work())
+            except BaseException as e:  # noqa: BLE001 - re-raised by _finish
+                future.set_exception(e)
+        else:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="reinfors-gym-async")
+            future = self._executor.submit(work)
+        self._pending = (name, future)
+
+    def _finish(self, name: str, timeout: float | None) -> None:
+        self._check_open()
+        if self._pending is None or self._pending[0] != name:
+            raise gym_error.NoAsyncCallError(
+                f"calling `{name}_wait` without any prior call to `{name}_async`", name
+            )
+        try:
+            self._pending[1].result(timeout)
+        except FutureTimeout as e:
+            raise TimeoutError(f"`{name}_wait` timed out after {timeout} s") from e
+        finally:
+            if self._pending[1].done():
+                self._pending = None
+
+    def _seed_list(self, seed: object) -> list[int | None]:
+        if seed is None:
+            return [None] * self.num_envs
+        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+            base = _check_seed(seed)
+            assert base is not None
+            seeds: list[int | None] = [base + i for i in range(self.num_envs)]
+            if seeds[-1] is not None and seeds[-1] > _MAX_SEED:
+                raise InvalidSeed("seed + num_envs exceeds 2**128-1")
+            return seeds
+        if isinstance(seed, (list, tuple)):
+            if len(seed) != self.num_envs:
+                raise InvalidSeed(
+                    f"If seeds are passed as a list the length must match num_envs="
+                    f"{self.num_envs} but got length={len(seed)}."
+                )
+            return [_check_seed(s) for s in seed]
+        raise InvalidSeed(f"seed must be None, an int or a list of ints, got {seed!r}")
+
+    def _check_reset_mask(self, mask: object) -> np.ndarray:
+        if not isinstance(mask, np.ndarray):
+            raise TypeError(f"`options['reset_mask']` must be a numpy array, got {type(mask)}")
+        if mask.shape != (self.num_envs,):
+            raise ValueError(
+                f"`options['reset_mask']` must have shape `({self.num_envs},)`, got {mask.shape}"
+            )
+        if mask.dtype != np.bool_:
+            raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got {mask.dtype}")
+        if not mask.any():
+            raise ValueError("`options['reset_mask']` must contain at least one True value")
+        return mask.copy()
+
+    def _coerce_actions(self, actions: Any) -> np.ndarray:
+        a = np.asarray(actions)
+        n = self.num_envs
+        if self.continuous:
+            if a.shape != (n, 3):
+                raise InvalidAction(f"actions must have shape ({n}, 3), got {a.shape}")
+            if a.dtype == np.bool_ or not (
+                np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)
+            ):
+                raise InvalidAction(f"actions must be a float array, got dtype {a.dtype}")
+            a = np.ascontiguousarray(a, dtype=np.float64)
+            if not np.isfinite(a).all():
+                bad = sorted({int(i) for i in np.argwhere(~np.isfinite(a))[:, 0]})
+                raise InvalidAction(f"actions must be finite; sub-envs {bad} have NaN/inf")
+            return a
+        if a.shape != (n,) or not np.issubdtype(a.dtype, np.integer):
+            raise InvalidAction(
+                f"discrete actions must be integers of shape ({n},), got {a.shape} {a.dtype}"
+            )
+        if ((a < 0) | (a >= 5)).any():
+            raise InvalidAction(f"discrete actions must be in 0..5, got {a.tolist()}")
+        return np.ascontiguousarray(a, dtype=np.int64)

@@ -1,0 +1,382 @@
+//! The revolute joint with motor and angle limit (`b2RevoluteJoint`).
+//!
+//! Point-to-point constraint plus an optional motor (target relative angular velocity, torque
+//! limited) and an optional angle limit; solved with Box2D 2.3's sequential impulses, including
+//! warm starting and the non-linear position correction.
+
+use super::body::Body;
+use super::island::{Position, SolverData, Velocity};
+use super::math::{clamp, cross, cross_sv, solve22, Mat33, Rot, Vec2, Vec3};
+use super::settings::{ANGULAR_SLOP, LINEAR_SLOP, MAX_ANGULAR_CORRECTION};
+
+/// Which side of the angle limit is active (`b2LimitState`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LimitState {
+    Inactive,
+    AtLower,
+    AtUpper,
+    Equal,
+}
+
+/// Creation parameters (`b2RevoluteJointDef`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RevoluteJointDef {
+    /// Index of body A in the world.
+    pub body_a: usize,
+    /// Index of body B in the world.
+    pub body_b: usize,
+    /// Anchor in body A's frame. World units.
+    pub local_anchor_a: Vec2,
+    /// Anchor in body B's frame. World units.
+    pub local_anchor_b: Vec2,
+    /// Angle of B relative to A that counts as zero joint angle. Radians.
+    pub reference_angle: f32,
+    pub enable_limit: bool,
+    /// Lower joint angle limit. Radians.
+    pub lower_angle: f32,
+    /// Upper joint angle limit. Radians.
+    pub upper_angle: f32,
+    pub enable_motor: bool,
+    /// Target relative angular velocity. Radians per second.
+    pub motor_speed: f32,
+    /// Largest motor torque. Newton world units.
+    pub max_motor_torque: f32,
+}
+
+/// A revolute joint: definition, accumulated impulses, and per-step solver temporaries.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RevoluteJoint {
+    /// Index of body A in the world.
+    pub body_a: usize,
+    /// Index of body B in the world.
+    pub body_b: usize,
+    /// Anchor in body A's frame. World units.
+    pub local_anchor_a: Vec2,
+    /// Anchor in body B's frame. World units.
+    pub local_anchor_b: Vec2,
+    /// Radians.
+    pub reference_angle: f32,
+    /// Accumulated point (x, y: newton seconds) and limit (z: newton world unit seconds) impulse.
+    pub impulse: Vec3,
+    /// Accumulated motor impulse. Newton world unit seconds.
+    pub motor_impulse: f32,
+    pub enable_motor: bool,
+    /// Newton world units.
+    pub max_motor_torque: f32,
+    /// Radians per second.
+    pub motor_speed: f32,
+    pub enable_limit: bool,
+    /// Radians.
+    pub lower_angle: f32,
+    /// Radians.
+    pub upper_angle: f32,
+    /// Limit state carried between steps (it decides whether the limit impulse is kept).
+    pub limit_state: LimitState,
+
+    // Solver temporaries, set by `init_velocity_constraints`.
+    index_a: usize,
+    index_b: usize,
+    r_a: Vec2,
+    r_b: Vec2,
+    local_center_a: Vec2,
+    local_center_b: Vec2,
+    inv_mass_a: f32,
+    inv_mass_b: f32,
+    inv_i_a: f32,
+    inv_i_b: f32,
+    /// Effective mass of the point-to-point + limit constraint.
+    mass: Mat33,
+    /// Effective mass of the motor / limit angle constraint. Kilogram world units².
+    motor_mass: f32,
+}
+
+impl RevoluteJoint {
+    /// A joint with zero accumulated impulses (`b2RevoluteJoint` constructor).
+    pub fn new(def: &RevoluteJointDef) -> Self {
+        RevoluteJoint {
+            body_a: def.body_a,
+            body_b: def.body_b,
+            local_anchor_a: def.local_anchor_a,
+            local_anchor_b: def.local_anchor_b,
+            reference_angle: def.reference_angle,
+            impulse: Vec3::ZERO,
+            motor_impulse: 0.0,
+            enable_motor: def.enable_motor,
+            max_motor_torque: def.max_motor_torque,
+            motor_speed: def.motor_speed,
+            enable_limit: def.enable_limit,
+            lower_angle: def.lower_angle,
+            upper_angle: def.upper_angle,
+            limit_state: LimitState::Inactive,
+            index_a: 0,
+            index_b: 0,
+            r_a: Vec2::ZERO,
+            r_b: Vec2::ZERO,
+            local_center_a: Vec2::ZERO,
+            local_center_b: Vec2::ZERO,
+            inv_mass_a: 0.0,
+            inv_mass_b: 0.0,
+            inv_i_a: 0.0,
+            inv_i_b: 0.0,
+            mass: Mat33::default(),
+            motor_mass: 0.0,
+        }
+    }
+
+    /// Current joint angle, B relative to A (`GetJointAngle`), from the bodies' sweeps. Radians.
+    pub fn joint_angle(&self, bodies: &[Body]) -> f32 {
+        bodies[self.body_b].sweep.a - bodies[self.body_a].sweep.a - self.reference_angle
+    }
+
+    /// Computes lever arms and effective masses, updates the limit state and applies the
+    /// warm-start impulses scaled by the step ratio. `island_index[b]` is body b's slot in `data`.
+    pub fn init_velocity_constraints(
+        &mut self,
+        bodies: &[Body],
+        island_index: &[usize],
+        data: &mut SolverData<'_>,
+    ) {
+        let body_a = &bodies[self.body_a];
+        let body_b = &bodies[self.body_b];
+        self.index_a = island_index[self.body_a];
+        self.index_b = island_index[self.body_b];
+        self.local_center_a = body_a.sweep.local_center;
+        self.local_center_b = body_b.sweep.local_center;
+        self.inv_mass_a = body_a.inv_mass;
+        self.inv_mass_b = body_b.inv_mass;
+        self.inv_i_a = body_a.inv_inertia;
+        self.inv_i_b = body_b.inv_inertia;
+
+        let a_a = data.positions[self.index_a].a;
+        let Velocity {
+            v: mut v_a,
+            w: mut w_a,
+        } = data.velocities[self.index_a];
+        let a_b = data.positions[self.index_b].a;
+        let Velocity {
+            v: mut v_b,
+            w: mut w_b,
+        } = data.velocities[self.index_b];
+
+        let q_a = Rot::new(a_a);
+        let q_b = Rot::new(a_b);
+        self.r_a = q_a.apply(self.local_anchor_a - self.local_center_a);
+        self.r_b = q_b.apply(self.local_anchor_b - self.local_center_b);
+        let (r_a, r_b) = (self.r_a, self.r_b);
+
+        let (m_a, m_b) = (self.inv_mass_a, self.inv_mass_b);
+        let (i_a, i_b) = (self.inv_i_a, self.inv_i_b);
+        let fixed_rotation = i_a + i_b == 0.0;
+
+        let m = &mut self.mass;
+        m.ex.x = m_a + m_b + r_a.y * r_a.y * i_a + r_b.y * r_b.y * i_b;
+        m.ey.x = -r_a.y * r_a.x * i_a - r_b.y * r_b.x * i_b;
+        m.ez.x = -r_a.y * i_a - r_b.y * i_b;
+        m.ex.y = m.ey.x;
+        m.ey.y = m_a + m_b + r_a.x * r_a.x * i_a + r_b.x * r_b.x * i_b;
+        m.ez.y = r_a.x * i_a + r_b.x * i_b;
+        m.ex.z = m.ez.x;
+        m.ey.z = m.ez.y;
+        m.ez.z = i_a + i_b;
+
+        self.motor_mass = i_a + i_b;
+        if self.motor_mass > 0.0 {
+            self.motor_mass = 1.0 / self.motor_mass;
+        }
+
+        if !self.enable_motor || fixed_rotation {
+            self.motor_impulse = 0.0;
+        }
+
+        if self.enable_limit && !fixed_rotation {
+            let joint_angle = a_b - a_a - self.reference_angle;
+            if (self.upper_angle - self.lower_angle).abs() < 2.0 * ANGULAR_SLOP {
+                self.limit_state = LimitState::Equal;
+            } else if joint_angle <= self.lower_angle {
+                if self.limit_state != LimitState::AtLower {
+                    self.impulse.z = 0.0;
+                }
+                self.limit_state = LimitState::AtLower;
+            } else if joint_angle >= self.upper_angle {
+                if self.limit_state != LimitState::AtUpper {
+                    self.impulse.z = 0.0;
+                }
+                self.limit_state = LimitState::AtUpper;
+            } else {
+                self.limit_state = LimitState::Inactive;
+                self.impulse.z = 0.0;
+            }
+        } else {
+            self.limit_state = LimitState::Inactive;
+        }
+
+        if data.step.warm_starting {
+            // Rescale last step's impulses for a possibly different time step.
+            let ratio = data.step.dt_ratio;
+            self.impulse = Vec3::new(
+                self.impulse.x * ratio,
+                self.impulse.y * ratio,
+                self.impulse.z * ratio,
+            );
+            self.motor_impulse *= ratio;
+
+            let p = Vec2::new(self.impulse.x, self.impulse.y);
+            v_a -= m_a * p;
+            w_a -= i_a * (cross(r_a, p) + self.motor_impulse + self.impulse.z);
+            v_b += m_b * p;
+            w_b += i_b * (cross(r_b, p) + self.motor_impulse + self.impulse.z);
+        } else {
+            self.impulse = Vec3::ZERO;
+            self.motor_impulse = 0.0;
+        }
+
+        data.velocities[self.index_a] = Velocity { v: v_a, w: w_a };
+        data.velocities[self.index_b] = Velocity { v: v_b, w: w_b };
+    }
+
+    /// One Gauss-Seidel pass: motor, then limit + point (or point alone).
+    pub fn solve_velocity_constraints(&mut self, data: &mut SolverData<'_>) {
+        let Velocity {
+            v: mut v_a,
+            w: mut w_a,
+        } = data.velocities[self.index_a];
+        let Velocity {
+            v: mut v_b,
+            w: mut w_b,
+        } = data.velocities[self.index_b];
+        let (m_a, m_b) = (self.inv_mass_a, self.inv_mass_b);
+        let (i_a, i_b) = (self.inv_i_a, self.inv_i_b);
+        let (r_a, r_b) = (self.r_a, self.r_b);
+        let fixed_rotation = i_a + i_b == 0.0;
+
+        if self.enable_motor && self.limit_state != LimitState::Equal && !fixed_rotation {
+            let cdot = w_b - w_a - self.motor_speed;
+            let mut impulse = -self.motor_mass * cdot;
+            let old_impulse = self.motor_impulse;
+            let max_impulse = data.step.dt * self.max_motor_torque;
+            self.motor_impulse = clamp(self.motor_impulse + impulse, -max_impulse, max_impulse);
+            impulse = self.motor_impulse - old_impulse;
+            w_a -= i_a * impulse;
+            w_b += i_b * impulse;
+        }
+
+        if self.enable_limit && self.limit_state != LimitState::Inactive && !fixed_rotation {
+            let cdot1 = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+            let cdot2 = w_b - w_a;
+            let cdot = Vec3::new(cdot1.x, cdot1.y, cdot2);
+            let solved = self.mass.solve33(cdot);
+            let mut impulse = Vec3::new(-solved.x, -solved.y, -solved.z);
+
+            // At a limit, an impulse that would pull the joint back off the limit is replaced by
+            // the point constraint alone, releasing the accumulated limit impulse.
+            let release = match self.limit_state {
+                LimitState::AtLower => self.impulse.z + impulse.z < 0.0,
+                LimitState::AtUpper => self.impulse.z + impulse.z > 0.0,
+                LimitState::Equal | LimitState::Inactive => false,
+            };
+            if release {
+                let rhs = -cdot1 + self.impulse.z * Vec2::new(self.mass.ez.x, self.mass.ez.y);
+                let reduced = self.mass.solve22(rhs);
+                impulse = Vec3::new(reduced.x, reduced.y, -self.impulse.z);
+                self.impulse.x += reduced.x;
+                self.impulse.y += reduced.y;
+                self.impulse.z = 0.0;
+            } else {
+                self.impulse.x += impulse.x;
+                self.impulse.y += impulse.y;
+                self.impulse.z += impulse.z;
+            }
+
+            let p = Vec2::new(impulse.x, impulse.y);
+            v_a -= m_a * p;
+            w_a -= i_a * (cross(r_a, p) + impulse.z);
+            v_b += m_b * p;
+            w_b += i_b * (cross(r_b, p) + impulse.z);
+        } else {
+            let cdot = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+            let impulse = self.mass.solve22(-cdot);
+            self.impulse.x += impulse.x;
+            self.impulse.y += impulse.y;
+            v_a -= m_a * impulse;
+            w_a -= i_a * cross(r_a, impulse);
+            v_b += m_b * impulse;
+            w_b += i_b * cross(r_b, impulse);
+        }
+
+        data.velocities[self.index_a] = Velocity { v: v_a, w: w_a };
+        data.velocities[self.index_b] = Velocity { v: v_b, w: w_b };
+    }
+
+    /// One non-linear position correction pass (limit, then anchor points). Returns whether the
+    /// joint is within `LINEAR_SLOP` and `ANGULAR_SLOP`.
+    pub fn solve_position_constraints(&mut self, positions: &mut [Position]) -> bool {
+        let Position {
+            c: mut c_a,
+            a: mut a_a,
+        } = positions[self.index_a];
+        let Position {
+            c: mut c_b,
+            a: mut a_b,
+        } = positions[self.index_b];
+
+        let mut angular_error = 0.0f32;
+        let fixed_rotation = self.inv_i_a + self.inv_i_b == 0.0;
+
+        if self.enable_limit && self.limit_state != LimitState::Inactive && !fixed_rotation {
+            let angle = a_b - a_a - self.reference_angle;
+            let mut limit_impulse = 0.0f32;
+            match self.limit_state {
+                LimitState::Equal => {
+                    let c = clamp(
+                        angle - self.lower_angle,
+                        -MAX_ANGULAR_CORRECTION,
+                        MAX_ANGULAR_CORRECTION,
+                    );
+                    limit_impulse = -self.motor_mass * c;
+                    angular_error = c.abs();
+                }
+                LimitState::AtLower => {
+                    let c = angle - self.lower_angle;
+                    angular_error = -c;
+                    // Allow some slop and avoid large corrections.
+                    let c = clamp(c + ANGULAR_SLOP, -MAX_ANGULAR_CORRECTION, 0.0);
+                    limit_impulse = -self.motor_mass * c;
+                }
+                LimitState::AtUpper => {
+                    let c = angle - self.upper_angle;
+                    angular_error = c;
+                    let c = clamp(c - ANGULAR_SLOP, 0.0, MAX_ANGULAR_CORRECTION);
+                    limit_impulse = -self.motor_mass * c;
+                }
+                LimitState::Inactive => {}
+            }
+            a_a -= self.inv_i_a * limit_impulse;
+            a_b += self.inv_i_b * limit_impulse;
+        }
+
+        let q_a = Rot::new(a_a);
+        let q_b = Rot::new(a_b);
+        let r_a = q_a.apply(self.local_anchor_a - self.local_center_a);
+        let r_b = q_b.apply(self.local_anchor_b - self.local_center_b);
+
+        let c = c_b + r_b - c_a - r_a;
+        let position_error = c.length();
+
+        let (m_a, m_b) = (self.inv_mass_a, self.inv_mass_b);
+        let (i_a, i_b) = (self.inv_i_a, self.inv_i_b);
+        let k11 = m_a + m_b + i_a * r_a.y * r_a.y + i_b * r_b.y * r_b.y;
+        let k12 = -i_a * r_a.x * r_a.y - i_b * r_b.x * r_b.y;
+        let k22 = m_a + m_b + i_a * r_a.x * r_a.x + i_b * r_b.x * r_b.x;
+        let impulse = -solve22(k11, k12, k12, k22, c);
+
+        c_a -= m_a * impulse;
+        a_a -= i_a * cross(r_a, impulse);
+        c_b += m_b * impulse;
+        a_b += i_b * cross(r_b, impulse);
+
+        positions[self.index_a] = Position { c: c_a, a: a_a };
+        positions[self.index_b] = Position { c: c_b, a: a_b };
+
+        position_error <= LINEAR_SLOP && angular_error <= ANGULAR_SLOP
+    }
+}
