@@ -66,7 +66,8 @@ def test_default_lap_percent_never_ends_early(gym_car_racing):
 
 
 def drive_off(env, act):
-    """Full throttle straight ahead until the episode ends; returns (steps, last reward, info)."""
+    """Straight ahead with steady gas until the episode ends; returns (steps, reward, info).
+    (Full throttle would spin this rear-wheel-drive car in place instead.)"""
     for step in range(1, 3000):
         _, reward, terminated, truncated, info = env.step(act)
         if terminated or truncated:
@@ -75,7 +76,7 @@ def drive_off(env, act):
 
 
 def test_leaving_the_playfield_terminates_with_minus_100(gym_car_racing):
-    act = np.array([0.0, 1.0, 0.0])
+    act = np.array([0.0, 0.3, 0.0])
     env = CarRacingEnv()
     env.reset(seed=3)
     steps, reward, info = drive_off(env, act)
@@ -87,7 +88,7 @@ def test_leaving_the_playfield_terminates_with_minus_100(gym_car_racing):
     ref.reset(seed=3)
     ref_steps, ref_reward, ref_info = drive_off(ref, act)
     assert (ref_reward, ref_info) == (reward, info)
-    assert abs(ref_steps - steps) <= 2, f"ours left after {steps} steps, Gymnasium {ref_steps}"
+    assert ref_steps == steps, f"ours left after {steps} steps, Gymnasium after {ref_steps}"
 
 
 @pytest.mark.parametrize("continuous", [True])

@@ -7,7 +7,7 @@ use crate::car::{Car, CarState};
 use crate::contact::{ContactEvent, ContactSet, Convex, TileGrid, FIXTURES};
 use crate::error::{Error, Result};
 use crate::rng::NumpyGenerator;
-use crate::scene::{self, Indicators, RoadPoly, SceneView};
+use crate::scene::{Indicators, Renderer, RoadPoly, SceneView};
 use crate::track::{self, Track, PLAYFIELD};
 
 /// Simulation rate. Steps per second.
@@ -131,6 +131,8 @@ pub struct CarRacing {
     new_lap: bool,
     /// Failed track attempts in the last reset.
     track_retries: usize,
+    /// Scratch buffers and caches for drawing (no allocation per frame).
+    renderer: Renderer,
 }
 
 /// `int(c)` of a float colour channel, as pygame receives it.
@@ -164,6 +166,7 @@ impl CarRacing {
             t: 0.0,
             new_lap: false,
             track_retries: 0,
+            renderer: Renderer::new(),
         })
     }
 
@@ -308,12 +311,18 @@ impl CarRacing {
     }
 
     /// Draws the 96×96 observation into `out` (`OBS_BYTES` bytes, HWC RGB).
-    pub fn render_state(&self, out: &mut [u8]) -> Result<()> {
+    pub fn render_state(&mut self, out: &mut [u8]) -> Result<()> {
         self.render(out, STATE_W, STATE_H, false)
     }
 
     /// Draws the scene at any size; `with_skid_marks` as in Gymnasium's non-state modes.
-    pub fn render(&self, out: &mut [u8], width: usize, height: usize, skid: bool) -> Result<()> {
+    pub fn render(
+        &mut self,
+        out: &mut [u8],
+        width: usize,
+        height: usize,
+        skid: bool,
+    ) -> Result<()> {
         let ep = self.episode.as_ref().ok_or_else(|| {
             Error::InvalidState("render() called before reset(): nothing to draw yet".into())
         })?;
@@ -343,7 +352,7 @@ impl CarRacing {
             },
             reward: self.reward,
         };
-        scene::draw(&view, out, width, height, skid);
+        self.renderer.draw_into(&view, out, width, height, skid);
         Ok(())
     }
 

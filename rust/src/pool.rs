@@ -273,9 +273,14 @@ impl Pool {
         self.threads.current_num_threads()
     }
 
-    /// Sub-env `i` (read-only), for accessors and `render`.
+    /// Sub-env `i` (read-only), for accessors.
     pub fn env(&self, i: usize) -> Option<&CarRacing> {
         self.slots.get(i).map(|s| &s.env)
+    }
+
+    /// Sub-env `i`, mutably (drawing uses its renderer's scratch buffers).
+    pub fn env_mut(&mut self, i: usize) -> Option<&mut CarRacing> {
+        self.slots.get_mut(i).map(|s| &mut s.env)
     }
 
     fn check_obs(&self, obs: &[u8]) -> Result<()> {

@@ -212,7 +212,7 @@ impl PyCarRacing {
         {
             let mut rw = frame.readwrite();
             let out = frame_slice(&mut rw, width * height * 3)?;
-            let env = &self.env;
+            let env = &mut self.env;
             let mut poisoned = false;
             py.detach(|| guarded(&mut poisoned, || env.render(out, width, height, skid_marks)))?;
         }
@@ -528,7 +528,7 @@ impl PyPool {
 
     /// Draws sub-env `i` at `width`×`height`.
     fn render<'py>(
-        &self,
+        &mut self,
         py: Python<'py>,
         i: usize,
         width: usize,
@@ -537,7 +537,7 @@ impl PyPool {
     ) -> PyResult<Bound<'py, PyArray3<u8>>> {
         let env = self
             .pool
-            .env(i)
+            .env_mut(i)
             .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
         let frame = PyArray3::<u8>::zeros(py, [height, width, 3], false);
         {
