@@ -86,7 +86,12 @@ impl Convex {
 }
 
 fn aabb_of(points: &[[f64; 2]]) -> [f64; 4] {
-    let mut b = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+    let mut b = [
+        f64::INFINITY,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NEG_INFINITY,
+    ];
     for p in points {
         b[0] = b[0].min(p[0]);
         b[1] = b[1].min(p[1]);
@@ -127,8 +132,7 @@ fn separated_by_edges_of(a: &Convex, b: &Convex) -> bool {
             (p1[1] - p0[1]) * orientation,
             -(p1[0] - p0[0]) * orientation,
         ];
-        if b
-            .points()
+        if b.points()
             .iter()
             .all(|q| (q[0] - p0[0]) * n[0] + (q[1] - p0[1]) * n[1] > 0.0)
         {
@@ -193,7 +197,12 @@ impl TileGrid {
                 Convex::hull(&f32_round)
             })
             .collect();
-        let mut bounds = [f64::INFINITY, f64::INFINITY, f64::NEG_INFINITY, f64::NEG_INFINITY];
+        let mut bounds = [
+            f64::INFINITY,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NEG_INFINITY,
+        ];
         for t in &tiles {
             bounds[0] = bounds[0].min(t.aabb[0]);
             bounds[1] = bounds[1].min(t.aabb[1]);
@@ -259,7 +268,8 @@ impl TileGrid {
         margin: f64,
         mut f: impl FnMut(usize),
     ) {
-        let cell = |v: f64, o: f64, n: usize| (((v - o) / CELL).floor().max(0.0) as usize).min(n - 1);
+        let cell =
+            |v: f64, o: f64, n: usize| (((v - o) / CELL).floor().max(0.0) as usize).min(n - 1);
         let x0 = cell(aabb[0] - margin, origin[0], dims[0]);
         let x1 = cell(aabb[2] + margin, origin[0], dims[0]);
         let y0 = cell(aabb[1] - margin, origin[1], dims[1]);
@@ -337,10 +347,16 @@ impl ContactSet {
             grid.touching_tiles(shape, &mut self.scratch);
             let (old, new) = (&self.touching[f], &self.scratch);
             for t in old.iter().filter(|t| new.binary_search(t).is_err()) {
-                on_event(ContactEvent::End { fixture: f, tile: *t });
+                on_event(ContactEvent::End {
+                    fixture: f,
+                    tile: *t,
+                });
             }
             for t in new.iter().filter(|t| old.binary_search(t).is_err()) {
-                on_event(ContactEvent::Begin { fixture: f, tile: *t });
+                on_event(ContactEvent::Begin {
+                    fixture: f,
+                    tile: *t,
+                });
             }
             std::mem::swap(&mut self.touching[f], &mut self.scratch);
         }
@@ -366,8 +382,14 @@ mod tests {
     fn skins_make_near_polygons_touch() {
         let a = square(0.0, 0.0, 1.0);
         assert!(touching(&a, &square(0.5, 0.5, 1.0)), "overlapping");
-        assert!(touching(&a, &square(1.015, 0.0, 1.0)), "gap smaller than both skins");
-        assert!(!touching(&a, &square(1.025, 0.0, 1.0)), "gap larger than both skins");
+        assert!(
+            touching(&a, &square(1.015, 0.0, 1.0)),
+            "gap smaller than both skins"
+        );
+        assert!(
+            !touching(&a, &square(1.025, 0.0, 1.0)),
+            "gap larger than both skins"
+        );
         assert!((distance(&a, &square(3.0, 4.0, 1.0)) - (13.0f64).sqrt()).abs() < 1e-12);
     }
 
@@ -399,10 +421,22 @@ mod tests {
         fixtures[0] = square(1.0, 1.0, 0.5);
         let mut events = Vec::new();
         set.update(&grid, &fixtures, |e| events.push(e));
-        assert_eq!(events, vec![ContactEvent::Begin { fixture: 0, tile: 0 }]);
+        assert_eq!(
+            events,
+            vec![ContactEvent::Begin {
+                fixture: 0,
+                tile: 0
+            }]
+        );
         events.clear();
         fixtures[0] = far;
         set.update(&grid, &fixtures, |e| events.push(e));
-        assert_eq!(events, vec![ContactEvent::End { fixture: 0, tile: 0 }]);
+        assert_eq!(
+            events,
+            vec![ContactEvent::End {
+                fixture: 0,
+                tile: 0
+            }]
+        );
     }
 }

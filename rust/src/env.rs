@@ -207,7 +207,11 @@ impl CarRacing {
                 color: road_color.map(|c| to_u8(c + shade)),
             });
             while let Some((_, kerb)) = kerbs.next_if(|(k, _)| *k == i) {
-                let color = if i % 2 == 0 { [255, 255, 255] } else { [255, 0, 0] };
+                let color = if i % 2 == 0 {
+                    [255, 255, 255]
+                } else {
+                    [255, 0, 0]
+                };
                 road.push(RoadPoly {
                     vertices: *kerb,
                     color,
@@ -248,7 +252,10 @@ impl CarRacing {
     fn advance(&mut self, action: Option<Action>) -> StepOutcome {
         let lap_complete_percent = self.config.lap_complete_percent;
         let road_color = self.palette.road.map(to_u8);
-        let ep = self.episode.as_mut().expect("advance() runs only after reset()");
+        let ep = self
+            .episode
+            .as_mut()
+            .expect("advance() runs only after reset()");
         if let Some(action) = action {
             apply_action(&mut ep.car, action);
         }
@@ -262,8 +269,11 @@ impl CarRacing {
             Convex::from_world(if f < 4 { &wheels[f] } else { &hull[f - 4] })
         });
         let tiles = ep.track.len();
-        let (reward, visited_count, new_lap) =
-            (&mut self.reward, &mut self.tile_visited_count, &mut self.new_lap);
+        let (reward, visited_count, new_lap) = (
+            &mut self.reward,
+            &mut self.tile_visited_count,
+            &mut self.new_lap,
+        );
         let (road, tile_road_index, tile_visited) =
             (&mut ep.road, &ep.tile_road_index, &mut ep.tile_visited);
         ep.contacts.update(&ep.grid, &fixtures, |event| {

@@ -60,7 +60,10 @@ impl PoolSpec {
             return bad("frame_skip must be at least 1".into());
         }
         if self.stack_num == 0 || self.stack_num > 64 {
-            return bad(format!("stack_num must be within 1..=64, got {}", self.stack_num));
+            return bad(format!(
+                "stack_num must be within 1..=64, got {}",
+                self.stack_num
+            ));
         }
         if !(1..=4096).contains(&self.width) || !(1..=4096).contains(&self.height) {
             return bad(format!(
@@ -151,7 +154,12 @@ impl Slot {
         Ok(())
     }
 
-    fn reset(&mut self, spec: &PoolSpec, seed: Option<&[u32]>, randomize: Option<bool>) -> Result<()> {
+    fn reset(
+        &mut self,
+        spec: &PoolSpec,
+        seed: Option<&[u32]>,
+        randomize: Option<bool>,
+    ) -> Result<()> {
         if let Some(words) = seed {
             self.env.set_rng(NumpyGenerator::from_entropy_words(words));
         }
@@ -235,7 +243,9 @@ impl Pool {
             )));
         }
         if num_threads == 0 {
-            return Err(Error::InvalidArgument("num_threads must be at least 1".into()));
+            return Err(Error::InvalidArgument(
+                "num_threads must be at least 1".into(),
+            ));
         }
         let threads = rayon::ThreadPoolBuilder::new()
             .num_threads(num_threads)
@@ -397,10 +407,30 @@ mod tests {
             height: 96,
         };
         assert!(spec.check().is_ok());
-        assert!(PoolSpec { num_envs: 0, ..spec }.check().is_err());
-        assert!(PoolSpec { frame_skip: 0, ..spec }.check().is_err());
-        assert!(PoolSpec { stack_num: 0, ..spec }.check().is_err());
+        assert!(PoolSpec {
+            num_envs: 0,
+            ..spec
+        }
+        .check()
+        .is_err());
+        assert!(PoolSpec {
+            frame_skip: 0,
+            ..spec
+        }
+        .check()
+        .is_err());
+        assert!(PoolSpec {
+            stack_num: 0,
+            ..spec
+        }
+        .check()
+        .is_err());
         assert!(PoolSpec { width: 0, ..spec }.check().is_err());
-        assert!(PoolSpec { max_episode_steps: Some(0), ..spec }.check().is_err());
+        assert!(PoolSpec {
+            max_episode_steps: Some(0),
+            ..spec
+        }
+        .check()
+        .is_err());
     }
 }

@@ -302,7 +302,7 @@ impl PyCarRacing {
         d.set_item("hull_angular_velocity", s.hull_angular_velocity as f64)?;
         let flat2 = |v: &[[f32; 2]; 4]| -> PyResult<Bound<'py, PyArray2<f64>>> {
             let flat: Vec<f64> = v.iter().flatten().map(|x| *x as f64).collect();
-            Ok(PyArray1::from_vec(py, flat).reshape([4, 2])?)
+            PyArray1::from_vec(py, flat).reshape([4, 2])
         };
         d.set_item("wheel_position", flat2(&s.wheel_position)?)?;
         d.set_item("wheel_angle", PyArray1::from_vec(py, f(&s.wheel_angle)))?;
@@ -556,7 +556,7 @@ impl PyPool {
             .env(i)
             .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
         let flat: Vec<f64> = env.track().iter().flatten().copied().collect();
-        Ok(PyArray1::from_vec(py, flat).reshape([env.track().len(), 4])?)
+        PyArray1::from_vec(py, flat).reshape([env.track().len(), 4])
     }
 
     /// Scalar state of sub-env `i`: `(reward, tile_visited_count, t)`.

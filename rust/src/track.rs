@@ -300,9 +300,7 @@ mod tests {
         // A circle turning steadily left by more than 0.2 * TRACK_TURN_RATE per point has kerbs
         // everywhere; a straight line has none.
         let n = 40;
-        let circle: Vec<TrackPoint> = (0..n)
-            .map(|i| [0.0, i as f64 * 0.1, 0.0, 0.0])
-            .collect();
+        let circle: Vec<TrackPoint> = (0..n).map(|i| [0.0, i as f64 * 0.1, 0.0, 0.0]).collect();
         let flags = kerb_flags(&circle);
         // Point 0 compares against the wrapped last point (a huge jump), which breaks "one side"
         // for the first BORDER_MIN_COUNT points only through the backwards spread.
