@@ -33,6 +33,20 @@ _MODES = {
 _MAX_SEED = 2**128 - 1
 
 
+def _parse_autoreset_mode(mode: object) -> AutoresetMode:
+    """An `AutoresetMode`, or its value or name in any case ("NextStep", "next_step", ...)."""
+    if isinstance(mode, AutoresetMode):
+        return mode
+    if isinstance(mode, str):
+        key = mode.replace("_", "").replace("-", "").lower()
+        for m in AutoresetMode:
+            if key in (m.value.lower(), m.name.replace("_", "").lower()):
+                return m
+    raise ValueError(
+        f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, got {mode!r}"
+    )
+
+
 def _check_seed(seed: object) -> int | None:
     if seed is None:
         return None
@@ -132,13 +146,7 @@ class CarRacingVectorEnv(VectorEnv):
         if num_threads is None:
             num_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
         num_threads = positive_int("num_threads", num_threads)
-        try:
-            self.autoreset_mode = AutoresetMode(autoreset_mode)
-        except ValueError as e:
-            raise ValueError(
-                f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, "
-                f"got {autoreset_mode!r}"
-            ) from e
+        self.autoreset_mode = _parse_autoreset_mode(autoreset_mode)
         if max_episode_steps is not None:
             max_episode_steps = positive_int("max_episode_steps", max_episode_steps)
         if render_mode not in (None, "rgb_array", "state_pixels"):
