@@ -1,32 +1,37 @@
-"""Type stubs for the Rust extension module `reinfors_gym._core`."""
+"""Type stubs for the Rust extension module `reinfors_gym._core` (checked by mypy.stubtest)."""
 
-from typing import Any
+from typing import Any, TypeAlias, final
 
 import numpy as np
 import numpy.typing as npt
 
-RngState = tuple[int, int, bool, int]
+# NumPy's PCG64 state: (state, inc, has_uint32, uinteger).
+_RngState: TypeAlias = tuple[int, int, bool, int]
+_Color: TypeAlias = tuple[float, float, float]
 
 STATE_SHAPE: tuple[int, int, int]
 VIDEO_SHAPE: tuple[int, int, int]
 WINDOW_SHAPE: tuple[int, int, int]
 __version__: str
 
-def seeded_rng_state(seed: int) -> RngState:
+def seeded_rng_state(seed: int) -> _RngState:
     """NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust."""
 
+@final
 class CarRacingCore:
-    def __init__(
-        self,
+    """One CarRacing environment (the engine behind `reinfors_gym.CarRacingEnv`)."""
+
+    def __new__(
+        cls,
         continuous: bool,
         domain_randomize: bool,
         lap_complete_percent: float,
-        rng_state: RngState,
-    ) -> None: ...
-    def rng_state(self) -> RngState: ...
+        rng_state: _RngState,
+    ) -> CarRacingCore: ...
+    def rng_state(self) -> _RngState: ...
     def reset(
-        self, rng_state: RngState, randomize: bool | None, obs: npt.NDArray[np.uint8]
-    ) -> RngState: ...
+        self, rng_state: _RngState, randomize: bool | None, obs: npt.NDArray[np.uint8]
+    ) -> _RngState: ...
     def step_continuous(
         self, steer: float, gas: float, brake: float, obs: npt.NDArray[np.uint8]
     ) -> tuple[float, bool, bool | None]: ...
@@ -43,11 +48,7 @@ class CarRacingCore:
     @property
     def road_colors(self) -> npt.NDArray[np.uint8]: ...
     @property
-    def palette(
-        self,
-    ) -> tuple[
-        tuple[float, float, float], tuple[float, float, float], tuple[float, float, float]
-    ]: ...
+    def palette(self) -> tuple[_Color, _Color, _Color]: ...
     @property
     def reward(self) -> float: ...
     @property
@@ -60,3 +61,49 @@ class CarRacingCore:
     def track_retries(self) -> int: ...
     @property
     def has_episode(self) -> bool: ...
+
+@final
+class PoolCore:
+    """Many CarRacing environments stepped in parallel (behind `CarRacingVectorEnv`)."""
+
+    def __new__(
+        cls,
+        num_envs: int,
+        num_threads: int,
+        continuous: bool,
+        domain_randomize: bool,
+        lap_complete_percent: float,
+        max_episode_steps: int | None,
+        autoreset_mode: str,
+        frame_skip: int,
+        stack_num: int,
+        grayscale: bool,
+        width: int,
+        height: int,
+        entropy: list[int],
+    ) -> PoolCore: ...
+    @property
+    def num_threads(self) -> int: ...
+    def reset(
+        self,
+        seeds: list[int | None],
+        mask: list[bool] | None,
+        randomize: bool | None,
+        obs: npt.NDArray[np.uint8],
+    ) -> None: ...
+    def step(
+        self,
+        actions: npt.NDArray[np.float64] | npt.NDArray[np.int64],
+        obs: npt.NDArray[np.uint8],
+        final_obs: npt.NDArray[np.uint8],
+        rewards: npt.NDArray[np.float64],
+        terminated: npt.NDArray[np.bool_],
+        truncated: npt.NDArray[np.bool_],
+        lap_finished: npt.NDArray[np.int8],
+        reset: npt.NDArray[np.bool_],
+    ) -> None: ...
+    def render(
+        self, i: int, width: int, height: int, skid_marks: bool
+    ) -> npt.NDArray[np.uint8]: ...
+    def track(self, i: int) -> npt.NDArray[np.float64]: ...
+    def env_scalars(self, i: int) -> tuple[float, int, float]: ...

@@ -9,6 +9,7 @@ vectors (`CASES`) in that file's tests; rerun it and replace `CASES` with the ou
 
     python3 tools/gen_rng_reference.py > /tmp/reference.rs
 """
+
 import math
 
 import numpy as np
@@ -73,13 +74,36 @@ def mixed_ops():
     u = ("u", 0.0, 1.0)
     i3 = ("i", 0, 3)
     return [
-        u, i3, u, i3, i3, u, i3, i3, i3, ("r",), ("i", -5, 5), ("i", 0, 2**40),
-        ("i", 10, 1000), u, ("i", 0, 3), ("i", 0, 2**32), ("i", 0, 2**32 + 1),
-        ("u", -3.5, 7.25), ("i", -(2**63), 2**63 - 1), ("i", 7, 8), ("i", 0, 5),
-        ("i", 0, 2**31), ("r",), ("i", 0, 1000),
+        u,
+        i3,
+        u,
+        i3,
+        i3,
+        u,
+        i3,
+        i3,
+        i3,
+        ("r",),
+        ("i", -5, 5),
+        ("i", 0, 2**40),
+        ("i", 10, 1000),
+        u,
+        ("i", 0, 3),
+        ("i", 0, 2**32),
+        ("i", 0, 2**32 + 1),
+        ("u", -3.5, 7.25),
+        ("i", -(2**63), 2**63 - 1),
+        ("i", 7, 8),
+        ("i", 0, 5),
+        ("i", 0, 2**31),
+        ("r",),
+        ("i", 0, 1000),
     ] + [
         # Ranges where Lemire's rejection loop runs often (about 1/4 to 1/2 of draws).
-        ("i", 0, 2**31 + 1), ("i", 0, 3 * 2**30), ("i", -(2**62), 2**62 + 2**61), u,
+        ("i", 0, 2**31 + 1),
+        ("i", 0, 3 * 2**30),
+        ("i", -(2**62), 2**62 + 2**61),
+        u,
     ] * 4
 
 
@@ -142,11 +166,13 @@ def main():
             print(f"        ints_{r if r < 2**32 else '2p40'}: [{', '.join(map(str, vals))}],")
         print("        mixed: &[")
         for k in range(0, len(mixed), 3):
-            print(f"            {', '.join(mixed[k:k + 3])},")
+            print(f"            {', '.join(mixed[k : k + 3])},")
         print("        ],")
         print(
             f"        mixed_end: ({mst['state']['state']:#x}, {mst['state']['inc']:#x}, "
-            f"{bool(mst['has_uint32'])!s:}, {mst['uinteger']:#010x}),".replace("True", "true").replace("False", "false")
+            f"{bool(mst['has_uint32'])!s:}, {mst['uinteger']:#010x}),".replace(
+                "True", "true"
+            ).replace("False", "false")
         )
         print(f"        gym_colors: [{', '.join(f'{f64_bits(v):#018x}' for v in colors)}],")
         print(f"        gym_idx: {idx},")

@@ -61,9 +61,7 @@ def dump(env, name, video):
     lines.append("ind " + " ".join(f(x) for x in ind))
     for fx in car.hull.fixtures:
         pts = [fx.body.transform * vv for vv in fx.shape.vertices]
-        lines.append(
-            f"hullfix {len(pts)} " + " ".join(f"{f(p[0])} {f(p[1])}" for p in pts)
-        )
+        lines.append(f"hullfix {len(pts)} " + " ".join(f"{f(p[0])} {f(p[1])}" for p in pts))
     for w in car.wheels:
         fx = w.fixtures[0]
         pts = [fx.body.transform * vv for vv in fx.shape.vertices]
@@ -74,9 +72,7 @@ def dump(env, name, video):
     lines.append(f"road {len(u.road_poly)}")
     for poly, color in u.road_poly:
         c = [int(x) for x in color]
-        lines.append(
-            f"{c[0]} {c[1]} {c[2]} " + " ".join(f"{f(p[0])} {f(p[1])}" for p in poly)
-        )
+        lines.append(f"{c[0]} {c[1]} {c[2]} " + " ".join(f"{f(p[0])} {f(p[1])}" for p in poly))
     lines.append(f"skid {len(car.particles)}")
     for p in car.particles:
         c = [int(x) for x in p.color]
