@@ -89,6 +89,7 @@ def main() -> None:
         ratio = results["reinfors-gym"]["median"] / results["gymnasium"]["median"]
         print(f"  speed-up over Gymnasium CarRacing-v3: {ratio:.1f}x")
     if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(results, indent=2))
 
 
