@@ -50,7 +50,11 @@ test: setup lint test-rust test-python
 bench: setup
 	$(BIN)/python bench/bench_single.py
 
+# The full side-by-side suite (>= 100 seeds per family, full episodes; ~15 min on 2 cores),
+# then docs/parity.md from its results, then the criteria check.
 parity: setup
+	$(BIN)/python -m reinfors_gym.parity --seeds 100 --out out/parity/results.json
+	$(BIN)/python tools/gen_parity_doc.py out/parity/results.json docs/parity.md
 	$(BIN)/python -m pytest -q -m slow tests/parity
 
 clean:

@@ -267,6 +267,91 @@ def run_suite(
         yield from pool.map(_run_one, jobs)
 
 
+@dataclass
+class Criterion:
+    """One acceptance criterion of the parity suite and what was observed."""
+
+    name: str
+    tolerance: str
+    observed: str
+    passed: bool
+
+
+def _share(flags: list[bool]) -> float:
+    return float(np.mean(flags)) if flags else 1.0
+
+
+def _returns_close(rec: dict[str, Any]) -> bool:
+    """Episode returns within 1% (relative to |Gymnasium's return|, floored at 1 reward unit)."""
+    ours, ref = rec["episode_return"]
+    return abs(ours - ref) <= 0.01 * max(abs(ref), 1.0)
+
+
+def _same_ending(rec: dict[str, Any]) -> bool:
+    return (
+        rec["track_equal"]
+        and rec["tiles"][0] == rec["tiles"][1]
+        and rec["length"][0] == rec["length"][1]
+        and rec["ending"][0] == rec["ending"][1]
+    )
+
+
+def evaluate(records: list[dict[str, Any]]) -> list[Criterion]:
+    """The suite's five acceptance criteria over `records` (dicts of `EpisodeRecord`)."""
+    out = []
+    same = _share([_same_ending(r) for r in records])
+    out.append(
+        Criterion(
+            "identical track, tile count, termination step and reason",
+            ">= 95% of episodes",
+            f"{same:.1%} of {len(records)}",
+            same >= 0.95,
+        )
+    )
+    close = _share([_returns_close(r) for r in records])
+    out.append(
+        Criterion(
+            "episode return within 1% of Gymnasium's",
+            ">= 95% of episodes",
+            f"{close:.1%}",
+            close >= 0.95,
+        )
+    )
+    pos = _share([r["max_hull_error_window"] <= 0.05 for r in records])
+    out.append(
+        Criterion(
+            f"hull position within 0.05 for the first {POSITION_WINDOW} steps",
+            ">= 90% of episodes",
+            f"{pos:.1%}",
+            pos >= 0.90,
+        )
+    )
+    mads = [m for r in records for m in r["frame_mad_agreeing"]]
+    frames_ok = _share([m <= 2.0 for m in mads])
+    out.append(
+        Criterion(
+            "frame MAD <= 2.0 (0-255) while car states agree",
+            ">= 99% of compared frames",
+            f"{frames_ok:.2%} of {len(mads)} frames",
+            frames_ok >= 0.99,
+        )
+    )
+    loop = [r for r in records if r["family"] == "closed_loop"]
+    if loop:
+        ours = float(np.mean([r["episode_return"][0] for r in loop]))
+        ref = float(np.mean([r["episode_return"][1] for r in loop]))
+        rel = abs(ours - ref) / max(abs(ref), 1e-9)
+        out.append(
+            Criterion(
+                "closed-loop driver: mean return, ours vs Gymnasium",
+                "differ by < 2%",
+                f"{ours:.2f} vs {ref:.2f} ({rel:.3%})",
+                rel < 0.02,
+            )
+        )
+    return out
+
+
 def main(argv: list[str] | None = None, progress: Callable[[str], None] = print) -> None:
     parser = argparse.ArgumentParser(description="Side-by-side parity with Gymnasium's CarRacing")
     parser.add_argument("--seeds", type=int, default=100, help="seeds per family (0..N-1)")
@@ -296,6 +381,8 @@ def main(argv: list[str] | None = None, progress: Callable[[str], None] = print)
     }
     args.out.write_text(json.dumps({"meta": meta, "episodes": records}))
     progress(f"wrote {args.out}")
+    for c in evaluate(records):
+        progress(f"{'PASS' if c.passed else 'FAIL'}  {c.name}: {c.observed} ({c.tolerance})")
 
 
 if __name__ == "__main__":
