@@ -81,6 +81,7 @@ class PoolCore:
         width: int,
         height: int,
         entropy: list[int],
+        channels_first: bool = False,
     ) -> PoolCore: ...
     @property
     def num_threads(self) -> int: ...

@@ -116,6 +116,7 @@ class CarRacingVectorEnv(VectorEnv):
             layout, padded with the reset frame).
         grayscale: one luminance channel (Gymnasium's `GrayscaleObservation` weights).
         obs_size: `(height, width)` of frames, drawn natively at that resolution.
+        channels_first: `(3, H, W)` frames (PyTorch's layout) instead of `(H, W, 3)`.
         copy: return a fresh observation array (True) or the shared buffer (False).
     """
 
@@ -135,6 +136,7 @@ class CarRacingVectorEnv(VectorEnv):
         stack_num: int = 1,
         grayscale: bool = False,
         obs_size: tuple[int, int] = (96, 96),
+        channels_first: bool = False,
         copy: bool = True,
     ):
         def positive_int(name: str, value: object) -> int:
@@ -176,7 +178,13 @@ class CarRacingVectorEnv(VectorEnv):
             "autoreset_mode": self.autoreset_mode,
         }
 
-        frame_shape = (height, width) if self.grayscale else (height, width, 3)
+        self.channels_first = bool(channels_first)
+        if self.grayscale:
+            frame_shape: tuple[int, ...] = (height, width)
+        elif self.channels_first:
+            frame_shape = (3, height, width)
+        else:
+            frame_shape = (height, width, 3)
         obs_shape = frame_shape if self.stack_num == 1 else (self.stack_num, *frame_shape)
         self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
         self.single_action_space = (
@@ -199,6 +207,7 @@ class CarRacingVectorEnv(VectorEnv):
             width,
             height,
             [secrets.randbits(128) for _ in range(self.num_envs)],
+            self.channels_first,
         )
         self.num_threads = self._pool.num_threads
         n = self.num_envs

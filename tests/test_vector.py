@@ -173,6 +173,18 @@ def test_frame_skip_sums_rewards_and_returns_the_last_frame():
         assert r1[0] == pytest.approx(total, abs=1e-9)
 
 
+def test_channels_first_is_a_transpose():
+    hwc = CarRacingVectorEnv(2)
+    chw = CarRacingVectorEnv(2, channels_first=True)
+    assert chw.single_observation_space.shape == (3, 96, 96)
+    a, _ = hwc.reset(seed=1)
+    b, _ = chw.reset(seed=1)
+    np.testing.assert_array_equal(b, a.transpose(0, 3, 1, 2))
+    a, *_ = hwc.step(np.full((2, 3), 0.5))
+    b, *_ = chw.step(np.full((2, 3), 0.5))
+    np.testing.assert_array_equal(b, a.transpose(0, 3, 1, 2))
+
+
 def test_native_obs_size_and_copy_semantics():
     vec = CarRacingVectorEnv(2, obs_size=(64, 48), copy=False)
     obs, _ = vec.reset(seed=0)

@@ -99,6 +99,10 @@ pub struct StepOutcome {
     pub terminated: bool,
     /// `info["lap_finished"]`: `Some(true)` lap done, `Some(false)` left the playfield.
     pub lap_finished: Option<bool>,
+    /// Tiles visited for the first time during this step (the reward's tile events).
+    pub new_tiles: u32,
+    /// The car left the playfield this step (the reward's off-playfield event).
+    pub off_playfield: bool,
 }
 
 /// Per-episode state: the track, its tiles and the car on it.
@@ -269,6 +273,7 @@ impl CarRacing {
             Convex::from_world(if f < 4 { &wheels[f] } else { &hull[f - 4] })
         });
         let tiles = ep.track.len();
+        let mut new_tiles = 0u32;
         let (reward, visited_count, new_lap) = (
             &mut self.reward,
             &mut self.tile_visited_count,
@@ -289,6 +294,7 @@ impl CarRacing {
                 tile_visited[tile] = true;
                 *reward += TILE_REWARD_TOTAL / tiles as f64;
                 *visited_count += 1;
+                new_tiles += 1;
                 if tile == 0 && *visited_count as f64 / tiles as f64 > lap_complete_percent {
                     *new_lap = true;
                 }
@@ -301,6 +307,8 @@ impl CarRacing {
             reward: 0.0,
             terminated: false,
             lap_finished: None,
+            new_tiles,
+            off_playfield: false,
         };
         if action.is_some() {
             self.reward += STEP_REWARD;
@@ -315,6 +323,7 @@ impl CarRacing {
                 outcome.terminated = true;
                 outcome.lap_finished = Some(false);
                 outcome.reward = OFF_PLAYFIELD_REWARD;
+                outcome.off_playfield = true;
             }
         }
         outcome

@@ -12,6 +12,7 @@
 //! - `py` (feature `python`): the PyO3 binding.
 
 pub mod car;
+pub mod collector;
 pub mod contact;
 pub mod env;
 pub mod error;

@@ -38,6 +38,9 @@ pub struct PoolSpec {
     /// Frame size, drawn natively at this resolution. Pixels.
     pub width: usize,
     pub height: usize,
+    /// Channels first (`(3, H, W)`, PyTorch's layout) instead of Gymnasium's `(H, W, 3)`.
+    /// Irrelevant for grayscale frames, which have no channel axis.
+    pub channels_first: bool,
 }
 
 impl PoolSpec {
@@ -89,6 +92,13 @@ pub struct SlotResult {
     /// The sub-env was reset during this call (`NextStep`: instead of stepping;
     /// `SameStep`: after finishing, with the final frame in `final_obs`).
     pub reset: bool,
+    /// Tiles first visited during this call, and the track's tile count (reward events).
+    pub new_tiles: u32,
+    pub track_tiles: u32,
+    /// The car left the playfield during this call.
+    pub off_playfield: bool,
+    /// Simulation steps taken during this call (up to `frame_skip`).
+    pub env_steps: u32,
 }
 
 /// One sub-environment and its bookkeeping.
@@ -121,6 +131,18 @@ impl std::fmt::Debug for Pool {
     }
 }
 
+/// `(H, W, 3)` to `(3, H, W)`.
+fn hwc_to_chw(hwc: &[u8], chw: &mut [u8]) {
+    let plane = hwc.len() / 3;
+    let (r, rest) = chw.split_at_mut(plane);
+    let (g, b) = rest.split_at_mut(plane);
+    for (i, p) in hwc.chunks_exact(3).enumerate() {
+        r[i] = p[0];
+        g[i] = p[1];
+        b[i] = p[2];
+    }
+}
+
 /// Gymnasium's `GrayscaleObservation`: `sum(rgb * [0.2125, 0.7154, 0.0721])` cast to uint8.
 fn grayscale_into(rgb: &[u8], gray: &mut [u8]) {
     for (g, p) in gray.iter_mut().zip(rgb.chunks_exact(3)) {
@@ -142,6 +164,10 @@ impl Slot {
             self.env
                 .render(&mut self.rgb, spec.width, spec.height, false)?;
             grayscale_into(&self.rgb, newest);
+        } else if spec.channels_first {
+            self.env
+                .render(&mut self.rgb, spec.width, spec.height, false)?;
+            hwc_to_chw(&self.rgb, newest);
         } else {
             self.env.render(newest, spec.width, spec.height, false)?;
         }
@@ -177,9 +203,14 @@ impl Slot {
                 reward,
                 terminated,
                 lap_finished,
+                new_tiles,
+                off_playfield,
             } = self.env.step(action)?;
             self.elapsed += 1;
+            r.env_steps += 1;
             r.reward += reward;
+            r.new_tiles += new_tiles;
+            r.off_playfield |= off_playfield;
             r.terminated = terminated;
             r.lap_finished = lap_finished;
             r.truncated = spec.max_episode_steps.is_some_and(|m| self.elapsed >= m);
@@ -187,6 +218,7 @@ impl Slot {
                 break;
             }
         }
+        r.track_tiles = self.env.track().len() as u32;
         self.capture(spec, false)?;
         Ok(r)
     }
@@ -260,7 +292,7 @@ impl Pool {
                     elapsed: 0,
                     needs_reset: false,
                     stack: vec![0; spec.obs_bytes()],
-                    rgb: if spec.grayscale {
+                    rgb: if spec.grayscale || spec.channels_first {
                         vec![0; spec.width * spec.height * 3]
                     } else {
                         Vec::new()
@@ -394,6 +426,14 @@ mod tests {
     }
 
     #[test]
+    fn chw_transposes_planes() {
+        let hwc = [1, 2, 3, 4, 5, 6];
+        let mut chw = [0u8; 6];
+        hwc_to_chw(&hwc, &mut chw);
+        assert_eq!(chw, [1, 4, 2, 5, 3, 6]);
+    }
+
+    #[test]
     fn spec_rejects_nonsense() {
         let spec = PoolSpec {
             num_envs: 1,
@@ -405,6 +445,7 @@ mod tests {
             grayscale: false,
             width: 96,
             height: 96,
+            channels_first: false,
         };
         assert!(spec.check().is_ok());
         assert!(PoolSpec {

@@ -15,6 +15,7 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
+use crate::collector::{Collector, PolicyKind, RewardWeights, Rollout};
 use crate::env::{self, Action, CarRacing, Config};
 use crate::error::Error;
 use crate::pool::{AutoresetMode, Pool, PoolSpec, SlotResult};
@@ -353,7 +354,8 @@ impl PyPool {
     #[new]
     #[allow(clippy::too_many_arguments)]
     #[pyo3(signature = (num_envs, num_threads, continuous, domain_randomize, lap_complete_percent,
-        max_episode_steps, autoreset_mode, frame_skip, stack_num, grayscale, width, height, entropy))]
+        max_episode_steps, autoreset_mode, frame_skip, stack_num, grayscale, width, height, entropy,
+        channels_first = false))]
     fn new(
         num_envs: usize,
         num_threads: usize,
@@ -368,6 +370,7 @@ impl PyPool {
         width: usize,
         height: usize,
         entropy: Vec<u128>,
+        channels_first: bool,
     ) -> PyResult<Self> {
         let autoreset = match autoreset_mode {
             "next_step" => AutoresetMode::NextStep,
@@ -393,6 +396,7 @@ impl PyPool {
             grayscale,
             width,
             height,
+            channels_first,
         };
         let words: Vec<Vec<u32>> = entropy
             .iter()
@@ -569,6 +573,217 @@ impl PyPool {
     }
 }
 
+/// Hands a Rust vector to NumPy without copying, shaped `shape`.
+fn owned_array<'py, T: numpy::Element>(
+    py: Python<'py>,
+    data: Vec<T>,
+    shape: &[usize],
+) -> PyResult<Bound<'py, PyArrayDyn<T>>> {
+    PyArray1::from_vec(py, data).reshape(shape.to_vec())
+}
+
+/// The PPO collector (the engine behind `reinfors_gym.Engine`).
+#[pyclass(module = "reinfors_gym._core", name = "CollectorCore")]
+struct PyCollector {
+    collector: Collector,
+    /// Per-observation shape, e.g. `(3, 96, 96)`.
+    obs_shape: Vec<usize>,
+    poisoned: bool,
+}
+
+#[pymethods]
+impl PyCollector {
+    #[new]
+    #[allow(clippy::too_many_arguments)]
+    #[pyo3(signature = (n_games, n_threads, continuous, domain_randomize, lap_complete_percent,
+        max_episode_steps, channels_first, entropy, sampling_seed, tile, step, off_playfield))]
+    fn new(
+        n_games: usize,
+        n_threads: usize,
+        continuous: bool,
+        domain_randomize: bool,
+        lap_complete_percent: f64,
+        max_episode_steps: Option<u32>,
+        channels_first: bool,
+        entropy: Vec<u128>,
+        sampling_seed: u64,
+        tile: f64,
+        step: f64,
+        off_playfield: f64,
+    ) -> PyResult<Self> {
+        let spec = PoolSpec {
+            num_envs: n_games,
+            config: Config {
+                continuous,
+                domain_randomize,
+                lap_complete_percent,
+            },
+            max_episode_steps,
+            autoreset: AutoresetMode::SameStep,
+            frame_skip: 1,
+            stack_num: 1,
+            grayscale: false,
+            width: env::STATE_W,
+            height: env::STATE_H,
+            channels_first,
+        };
+        let words: Vec<Vec<u32>> = entropy
+            .iter()
+            .map(|e| crate::rng::coerce_seed_words(*e))
+            .collect();
+        let weights = RewardWeights {
+            tile,
+            step,
+            off_playfield,
+        };
+        let mut poisoned = false;
+        let collector = guarded(&mut poisoned, || {
+            Collector::new(spec, n_threads, &words, sampling_seed, weights)
+        })?;
+        let obs_shape = if channels_first {
+            vec![3, env::STATE_H, env::STATE_W]
+        } else {
+            vec![env::STATE_H, env::STATE_W, 3]
+        };
+        Ok(PyCollector {
+            collector,
+            obs_shape,
+            poisoned: false,
+        })
+    }
+
+    /// Resets every game; `seeds[g]` reseeds game g. Writes the first observations.
+    fn reset(
+        &mut self,
+        py: Python<'_>,
+        seeds: Vec<Option<u128>>,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+    ) -> PyResult<()> {
+        let words: Vec<Option<Vec<u32>>> = seeds
+            .iter()
+            .map(|s| s.map(crate::rng::coerce_seed_words))
+            .collect();
+        let mut obs = obs.readwrite();
+        let len = self.collector.games() * self.collector.obs_bytes();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let collector = &mut self.collector;
+        let mut poisoned = false;
+        let result = py.detach(|| guarded(&mut poisoned, || collector.reset(&words, out)));
+        self.poisoned = poisoned;
+        result
+    }
+
+    /// Samples from `policy` `(n, k)` float32, records `values` `(n,)`, steps every game
+    /// (next observations written into `obs`). Returns the truncated games.
+    fn step(
+        &mut self,
+        py: Python<'_>,
+        policy: PyReadonlyArray2<f32>,
+        values: PyReadonlyArray1<f32>,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+    ) -> PyResult<Vec<usize>> {
+        if self.poisoned {
+            return Err(PyRuntimeError::new_err(
+                "the collector was interrupted by an internal error; reset it first",
+            ));
+        }
+        let policy = policy
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("policy outputs must be C-contiguous"))?;
+        let values = values
+            .as_slice()
+            .map_err(|_| PyValueError::new_err("values must be C-contiguous"))?;
+        let mut obs = obs.readwrite();
+        let len = self.collector.games() * self.collector.obs_bytes();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let collector = &mut self.collector;
+        let mut poisoned = false;
+        let result = py.detach(|| guarded(&mut poisoned, || collector.step(policy, values, out)));
+        self.poisoned |= poisoned;
+        result
+    }
+
+    /// Final observations of `games` (those `step` reported truncated), stacked.
+    fn final_obs<'py>(
+        &self,
+        py: Python<'py>,
+        games: Vec<usize>,
+    ) -> PyResult<Bound<'py, PyArrayDyn<u8>>> {
+        let n = self.collector.games();
+        let mut data = Vec::with_capacity(games.len() * self.collector.obs_bytes());
+        for &g in &games {
+            if g >= n {
+                return Err(PyValueError::new_err(format!("no game {g}")));
+            }
+            data.extend_from_slice(self.collector.final_obs(g));
+        }
+        let mut shape = vec![games.len()];
+        shape.extend(&self.obs_shape);
+        owned_array(py, data, &shape)
+    }
+
+    fn set_final_values(&mut self, games: Vec<usize>, values: Vec<f32>) -> PyResult<()> {
+        self.collector
+            .set_final_values(&games, &values)
+            .map_err(to_py_err)
+    }
+
+    /// Completes the rollout; returns its fields as NumPy arrays (time-major).
+    fn finish<'py>(
+        &mut self,
+        py: Python<'py>,
+        bootstrap_values: Vec<f32>,
+        gamma: f64,
+        lam: f64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let collector = &mut self.collector;
+        let mut poisoned = false;
+        let r: Rollout = py.detach(|| {
+            guarded(&mut poisoned, || {
+                collector.finish(&bootstrap_values, gamma, lam)
+            })
+        })?;
+        let (t, n) = (r.steps, r.games);
+        let d = PyDict::new(py);
+        let mut obs_shape = vec![t, n];
+        obs_shape.extend(&self.obs_shape);
+        d.set_item("obs", owned_array(py, r.obs, &obs_shape)?)?;
+        match self.collector.kind() {
+            PolicyKind::Gaussian => {
+                d.set_item("actions", owned_array(py, r.actions_f32, &[t, n, 3])?)?
+            }
+            PolicyKind::Categorical => {
+                d.set_item("actions", owned_array(py, r.actions_i64, &[t, n])?)?
+            }
+        }
+        d.set_item(
+            "behavior_log_probs",
+            owned_array(py, r.behavior_log_probs, &[t, n])?,
+        )?;
+        d.set_item("values", owned_array(py, r.values, &[t, n])?)?;
+        d.set_item("rewards", owned_array(py, r.rewards, &[t, n])?)?;
+        d.set_item("terminations", owned_array(py, r.terminations, &[t, n])?)?;
+        d.set_item("truncations", owned_array(py, r.truncations, &[t, n])?)?;
+        d.set_item("advantages", owned_array(py, r.advantages, &[t, n])?)?;
+        d.set_item("returns", owned_array(py, r.returns, &[t, n])?)?;
+        d.set_item("final_values", owned_array(py, r.final_values, &[t, n])?)?;
+        d.set_item(
+            "bootstrap_values",
+            owned_array(py, r.bootstrap_values, &[n])?,
+        )?;
+        let episodes = r.episode_returns.len();
+        d.set_item(
+            "episode_returns",
+            owned_array(py, r.episode_returns, &[episodes])?,
+        )?;
+        d.set_item(
+            "episode_lengths",
+            owned_array(py, r.episode_lengths, &[episodes])?,
+        )?;
+        Ok(d)
+    }
+}
+
 /// NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust (for tests and the vector env).
 #[pyfunction]
 fn seeded_rng_state(seed: u128) -> RngState {
@@ -579,6 +794,7 @@ fn seeded_rng_state(seed: u128) -> RngState {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCarRacing>()?;
     m.add_class::<PyPool>()?;
+    m.add_class::<PyCollector>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add("STATE_SHAPE", (env::STATE_H, env::STATE_W, 3))?;
     m.add("VIDEO_SHAPE", (env::VIDEO_H, env::VIDEO_W, 3))?;

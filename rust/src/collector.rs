@@ -1,0 +1,555 @@
+//! The PPO collector: samples actions from policy outputs, steps the pool, records a
+//! time-major rollout and computes GAE.
+//!
+//! The policy network lives in the caller (Python); each step the caller hands in the policy
+//! outputs and values for the current observations, and the collector does the rest in Rust:
+//! sampling from seeded per-game streams, stepping every game in parallel, weighting the
+//! game's reward events, episode bookkeeping, and finally advantages and returns.
+
+use rand::{RngExt, SeedableRng};
+use rand_distr::StandardNormal;
+use rand_pcg::Pcg64Mcg;
+
+use crate::env::Action;
+use crate::error::{Error, Result};
+use crate::pool::{AutoresetMode, Pool, PoolSpec, SlotResult};
+
+/// Discrete CarRacing actions.
+pub const DISCRETE_ACTIONS: usize = 5;
+/// Continuous CarRacing action dimension (steer, gas, brake).
+pub const ACTION_DIM: usize = 3;
+const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_7;
+
+/// Weights of the game's reward events (Gymnasium's defaults: 1000, -0.1, -100).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RewardWeights {
+    /// Total paid for visiting every tile once (each new tile pays `tile / tiles`).
+    pub tile: f64,
+    /// Paid every simulation step.
+    pub step: f64,
+    /// Paid instead of the above on the step the car leaves the playfield.
+    pub off_playfield: f64,
+}
+
+impl RewardWeights {
+    /// The reward of one pool step from its events.
+    pub fn of(&self, r: &SlotResult) -> f64 {
+        if r.off_playfield {
+            return self.off_playfield;
+        }
+        let tiles = if r.track_tiles > 0 {
+            self.tile * r.new_tiles as f64 / r.track_tiles as f64
+        } else {
+            0.0
+        };
+        tiles + self.step * r.env_steps as f64
+    }
+}
+
+/// How policy outputs turn into actions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyKind {
+    /// Logits over `Discrete(5)`; a categorical sample.
+    Categorical,
+    /// `[mean; 3]` then `[log_std; 3]`; a diagonal Gaussian sample, clipped only for the env.
+    Gaussian,
+}
+
+impl PolicyKind {
+    /// Numbers the policy outputs per game.
+    pub fn outputs(self) -> usize {
+        match self {
+            PolicyKind::Categorical => DISCRETE_ACTIONS,
+            PolicyKind::Gaussian => 2 * ACTION_DIM,
+        }
+    }
+
+    /// Numbers stored per game for its action.
+    pub fn action_len(self) -> usize {
+        match self {
+            PolicyKind::Categorical => 1,
+            PolicyKind::Gaussian => ACTION_DIM,
+        }
+    }
+}
+
+/// One finished rollout, time-major: element `[t][g]` is step `t` of game `g`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rollout {
+    pub steps: usize,
+    pub games: usize,
+    /// `T * games * obs_bytes` observations the actions were taken on.
+    pub obs: Vec<u8>,
+    /// Sampled actions: `T * games * 3` floats (Gaussian) or `T * games` indices (categorical).
+    pub actions_f32: Vec<f32>,
+    pub actions_i64: Vec<i64>,
+    pub behavior_log_probs: Vec<f32>,
+    pub values: Vec<f32>,
+    pub rewards: Vec<f32>,
+    pub terminations: Vec<bool>,
+    pub truncations: Vec<bool>,
+    /// Value of the final observation of episodes truncated at `[t][g]` (NaN elsewhere).
+    pub final_values: Vec<f32>,
+    /// Value of the observation after the last step, per game.
+    pub bootstrap_values: Vec<f32>,
+    pub advantages: Vec<f32>,
+    pub returns: Vec<f32>,
+    /// Episodes that ended during this rollout: return and length (agent steps).
+    pub episode_returns: Vec<f64>,
+    pub episode_lengths: Vec<u32>,
+}
+
+/// Generalized advantage estimation over a time-major rollout.
+///
+/// The chain restarts at every episode end. A terminated step bootstraps from 0, a truncated
+/// one from the value of its final observation, the last step from `bootstrap_values`.
+#[allow(clippy::too_many_arguments)]
+pub fn gae(
+    rewards: &[f32],
+    values: &[f32],
+    terminations: &[bool],
+    truncations: &[bool],
+    final_values: &[f32],
+    bootstrap_values: &[f32],
+    games: usize,
+    gamma: f64,
+    lam: f64,
+) -> (Vec<f32>, Vec<f32>) {
+    let steps = rewards.len() / games.max(1);
+    let mut advantages = vec![0.0f32; rewards.len()];
+    let mut returns = vec![0.0f32; rewards.len()];
+    for (g, &bootstrap) in bootstrap_values.iter().enumerate().take(games) {
+        let mut last = 0.0f64;
+        for t in (0..steps).rev() {
+            let i = t * games + g;
+            let next_value = if terminations[i] {
+                0.0
+            } else if truncations[i] {
+                final_values[i] as f64
+            } else if t + 1 == steps {
+                bootstrap as f64
+            } else {
+                values[i + games] as f64
+            };
+            let episode_goes_on = if terminations[i] || truncations[i] {
+                0.0
+            } else {
+                1.0
+            };
+            let delta = rewards[i] as f64 + gamma * next_value - values[i] as f64;
+            last = delta + gamma * lam * episode_goes_on * last;
+            advantages[i] = last as f32;
+            returns[i] = (last + values[i] as f64) as f32;
+        }
+    }
+    (advantages, returns)
+}
+
+/// Samples one action from policy outputs; returns (action for the env, stored action
+/// values, log-probability).
+fn sample(kind: PolicyKind, out: &[f32], rng: &mut Pcg64Mcg) -> (Action, [f32; ACTION_DIM], f32) {
+    match kind {
+        PolicyKind::Categorical => {
+            let max = out.iter().fold(f32::NEG_INFINITY, |m, &v| m.max(v)) as f64;
+            let sum: f64 = out.iter().map(|&v| (v as f64 - max).exp()).sum();
+            let log_z = max + sum.ln();
+            let u: f64 = rng.random::<f64>() * sum;
+            let mut acc = 0.0;
+            let mut choice = out.len() - 1;
+            for (k, &v) in out.iter().enumerate() {
+                acc += (v as f64 - max).exp();
+                if u < acc {
+                    choice = k;
+                    break;
+                }
+            }
+            let logp = out[choice] as f64 - log_z;
+            (
+                Action::Discrete(choice as i64),
+                [choice as f32, 0.0, 0.0],
+                logp as f32,
+            )
+        }
+        PolicyKind::Gaussian => {
+            let mut sampled = [0.0f32; ACTION_DIM];
+            let mut logp = 0.0f64;
+            for d in 0..ACTION_DIM {
+                let (mean, log_std) = (out[d] as f64, out[ACTION_DIM + d] as f64);
+                let z: f64 = rng.sample(StandardNormal);
+                let a = (mean + log_std.exp() * z) as f32;
+                sampled[d] = a;
+                // Log-density of the stored (f32) action, so a learner recomputes it exactly.
+                let zz = (a as f64 - mean) / log_std.exp();
+                logp += -0.5 * zz * zz - log_std - LN_SQRT_2PI;
+            }
+            let env_action = [
+                (sampled[0] as f64).clamp(-1.0, 1.0),
+                (sampled[1] as f64).clamp(0.0, 1.0),
+                (sampled[2] as f64).clamp(0.0, 1.0),
+            ];
+            (Action::Continuous(env_action), sampled, logp as f32)
+        }
+    }
+}
+
+/// The collector: a pool of games plus the rollout being recorded.
+pub struct Collector {
+    pool: Pool,
+    kind: PolicyKind,
+    weights: RewardWeights,
+    rngs: Vec<Pcg64Mcg>,
+    results: Vec<SlotResult>,
+    actions: Vec<Action>,
+    /// Final observations of the games that ended in the last step.
+    final_obs: Vec<u8>,
+    /// Running episode return and length per game.
+    episode_return: Vec<f64>,
+    episode_length: Vec<u32>,
+    rollout: Rollout,
+}
+
+impl std::fmt::Debug for Collector {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Collector")
+            .field("pool", &self.pool)
+            .field("kind", &self.kind)
+            .finish()
+    }
+}
+
+impl Collector {
+    /// `spec.autoreset` is forced to `SameStep`: a finished game restarts at once, and the
+    /// rollout keeps its final step.
+    pub fn new(
+        mut spec: PoolSpec,
+        num_threads: usize,
+        entropy: &[Vec<u32>],
+        sampling_seed: u64,
+        weights: RewardWeights,
+    ) -> Result<Self> {
+        for (name, w) in [
+            ("tile", weights.tile),
+            ("step", weights.step),
+            ("off_playfield", weights.off_playfield),
+        ] {
+            if !w.is_finite() {
+                return Err(Error::InvalidArgument(format!(
+                    "reward weight {name} must be finite, got {w}"
+                )));
+            }
+        }
+        spec.autoreset = AutoresetMode::SameStep;
+        let kind = if spec.config.continuous {
+            PolicyKind::Gaussian
+        } else {
+            PolicyKind::Categorical
+        };
+        let pool = Pool::new(spec, num_threads, entropy)?;
+        let n = spec.num_envs;
+        // Game g samples from stream g of the seed, independent of thread scheduling.
+        let rngs = (0..n)
+            .map(|g| {
+                Pcg64Mcg::seed_from_u64(
+                    sampling_seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+                )
+            })
+            .collect();
+        Ok(Collector {
+            pool,
+            kind,
+            weights,
+            rngs,
+            results: vec![SlotResult::default(); n],
+            actions: vec![Action::Discrete(0); n],
+            final_obs: vec![0; n * spec.obs_bytes()],
+            episode_return: vec![0.0; n],
+            episode_length: vec![0; n],
+            rollout: Rollout {
+                games: n,
+                ..Rollout::default()
+            },
+        })
+    }
+
+    pub fn games(&self) -> usize {
+        self.pool.spec().num_envs
+    }
+
+    pub fn obs_bytes(&self) -> usize {
+        self.pool.spec().obs_bytes()
+    }
+
+    pub fn kind(&self) -> PolicyKind {
+        self.kind
+    }
+
+    /// Resets every game (seeded where `seeds[g]` is given) and writes the first observations.
+    pub fn reset(&mut self, seeds: &[Option<Vec<u32>>], obs: &mut [u8]) -> Result<()> {
+        self.pool.reset(seeds, None, None, obs)?;
+        self.episode_return.iter_mut().for_each(|r| *r = 0.0);
+        self.episode_length.iter_mut().for_each(|l| *l = 0);
+        self.rollout = Rollout {
+            games: self.games(),
+            ..Rollout::default()
+        };
+        Ok(())
+    }
+
+    /// Checks the caller's policy outputs and values against the contract.
+    fn check_outputs(&self, policy: &[f32], values: &[f32]) -> Result<()> {
+        let n = self.games();
+        let k = self.kind.outputs();
+        if policy.len() != n * k {
+            return Err(Error::InvalidArgument(format!(
+                "infer must return policy outputs of shape ({n}, {k}) ({}), got {} numbers",
+                match self.kind {
+                    PolicyKind::Categorical => "logits over the 5 discrete actions",
+                    PolicyKind::Gaussian => "mean[3] then log_std[3] per game",
+                },
+                policy.len()
+            )));
+        }
+        if values.len() != n {
+            return Err(Error::InvalidArgument(format!(
+                "infer must return values of shape ({n},), got {} numbers",
+                values.len()
+            )));
+        }
+        if let Some(i) = policy.iter().position(|v| !v.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "infer returned a non-finite policy output for game {} ({})",
+                i / k,
+                policy[i]
+            )));
+        }
+        if let Some(g) = values.iter().position(|v| !v.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "infer returned a non-finite value for game {g} ({})",
+                values[g]
+            )));
+        }
+        Ok(())
+    }
+
+    /// Records step `t` on the observations in `obs`: samples actions from `policy`, steps
+    /// every game (writing the next observations into `obs`) and records the transition.
+    /// Returns the games whose episode was truncated (their final observation is in
+    /// [`Self::final_obs`]; hand its value to [`Self::set_final_values`]).
+    pub fn step(&mut self, policy: &[f32], values: &[f32], obs: &mut [u8]) -> Result<Vec<usize>> {
+        self.check_outputs(policy, values)?;
+        let n = self.games();
+        let k = self.kind.outputs();
+        let r = &mut self.rollout;
+        r.obs.extend_from_slice(obs);
+        r.values.extend_from_slice(values);
+        for g in 0..n {
+            let (action, stored, logp) =
+                sample(self.kind, &policy[g * k..(g + 1) * k], &mut self.rngs[g]);
+            self.actions[g] = action;
+            match self.kind {
+                PolicyKind::Categorical => r.actions_i64.push(stored[0] as i64),
+                PolicyKind::Gaussian => r.actions_f32.extend_from_slice(&stored),
+            }
+            r.behavior_log_probs.push(logp);
+        }
+        self.pool
+            .step(&self.actions, obs, &mut self.final_obs, &mut self.results)?;
+        let mut truncated = Vec::new();
+        for (g, res) in self.results.iter().enumerate() {
+            let reward = self.weights.of(res);
+            r.rewards.push(reward as f32);
+            r.terminations.push(res.terminated);
+            r.truncations.push(res.truncated && !res.terminated);
+            r.final_values.push(f32::NAN);
+            self.episode_return[g] += reward;
+            self.episode_length[g] += 1;
+            if res.terminated || res.truncated {
+                r.episode_returns.push(self.episode_return[g]);
+                r.episode_lengths.push(self.episode_length[g]);
+                self.episode_return[g] = 0.0;
+                self.episode_length[g] = 0;
+                if !res.terminated {
+                    truncated.push(g);
+                }
+            }
+        }
+        r.steps += 1;
+        Ok(truncated)
+    }
+
+    /// Final observation of game `g` after its episode ended in the last step.
+    pub fn final_obs(&self, g: usize) -> &[u8] {
+        let b = self.obs_bytes();
+        &self.final_obs[g * b..(g + 1) * b]
+    }
+
+    /// Values of the final observations of the games [`Self::step`] reported truncated.
+    pub fn set_final_values(&mut self, games: &[usize], values: &[f32]) -> Result<()> {
+        if games.len() != values.len() {
+            return Err(Error::InvalidArgument(format!(
+                "infer must return {} values for the final observations, got {}",
+                games.len(),
+                values.len()
+            )));
+        }
+        let (n, r) = (self.games(), &mut self.rollout);
+        let row = r.steps.checked_sub(1).ok_or_else(|| {
+            Error::InvalidState("set_final_values() needs a recorded step".into())
+        })?;
+        for (&g, &v) in games.iter().zip(values) {
+            if g >= n || !v.is_finite() {
+                return Err(Error::InvalidArgument(format!(
+                    "final value for game {g} must be finite (got {v})"
+                )));
+            }
+            r.final_values[row * n + g] = v;
+        }
+        Ok(())
+    }
+
+    /// Completes the rollout with the values of the current observations and hands it out;
+    /// recording starts afresh.
+    pub fn finish(&mut self, bootstrap_values: &[f32], gamma: f64, lam: f64) -> Result<Rollout> {
+        let n = self.games();
+        if bootstrap_values.len() != n || !bootstrap_values.iter().all(|v| v.is_finite()) {
+            return Err(Error::InvalidArgument(format!(
+                "bootstrap values must be {n} finite numbers"
+            )));
+        }
+        if !(0.0..=1.0).contains(&gamma) || !(0.0..=1.0).contains(&lam) {
+            return Err(Error::InvalidArgument(format!(
+                "gamma and lam must be within [0, 1], got {gamma} and {lam}"
+            )));
+        }
+        let mut r = std::mem::replace(
+            &mut self.rollout,
+            Rollout {
+                games: n,
+                ..Rollout::default()
+            },
+        );
+        if let Some(i) = r
+            .final_values
+            .iter()
+            .zip(&r.truncations)
+            .position(|(v, &tr)| tr && !v.is_finite())
+        {
+            return Err(Error::InvalidState(format!(
+                "no final value was given for the truncated episode at step {}, game {}",
+                i / n,
+                i % n
+            )));
+        }
+        r.bootstrap_values = bootstrap_values.to_vec();
+        let (adv, ret) = gae(
+            &r.rewards,
+            &r.values,
+            &r.terminations,
+            &r.truncations,
+            &r.final_values,
+            &r.bootstrap_values,
+            n,
+            gamma,
+            lam,
+        );
+        r.advantages = adv;
+        r.returns = ret;
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gae_matches_hand_computation() {
+        // One game, three steps; the episode terminates at step 1.
+        let rewards = [1.0, 2.0, 3.0];
+        let values = [0.5, 0.25, 1.0];
+        let terms = [false, true, false];
+        let truncs = [false; 3];
+        let finals = [f32::NAN; 3];
+        let (adv, ret) = gae(
+            &rewards,
+            &values,
+            &terms,
+            &truncs,
+            &finals,
+            &[2.0],
+            1,
+            0.9,
+            0.8,
+        );
+        let d2 = 3.0 + 0.9 * 2.0 - 1.0;
+        let d1 = 2.0 - 0.25; // terminal: no bootstrap, chain cut
+        let d0 = 1.0 + 0.9 * 0.25 - 0.5;
+        let expect = [d0 + 0.9 * 0.8 * d1, d1, d2];
+        for i in 0..3 {
+            assert!(
+                (adv[i] as f64 - expect[i]).abs() < 1e-6,
+                "{i}: {} vs {}",
+                adv[i],
+                expect[i]
+            );
+            assert!((ret[i] - (adv[i] + values[i])).abs() < 1e-6);
+        }
+    }
+
+    #[test]
+    fn truncation_bootstraps_from_the_final_value() {
+        let (adv, _) = gae(
+            &[1.0, 1.0],
+            &[0.0, 0.0],
+            &[false; 2],
+            &[true, false],
+            &[5.0, f32::NAN],
+            &[0.0],
+            1,
+            0.5,
+            1.0,
+        );
+        assert!((adv[0] - (1.0 + 0.5 * 5.0)).abs() < 1e-6);
+    }
+
+    #[test]
+    fn gaussian_log_prob_is_the_density_of_the_stored_action() {
+        let mut rng = Pcg64Mcg::seed_from_u64(1);
+        let out = [0.1f32, 0.5, 0.2, -1.0, -0.5, 0.0];
+        let (action, stored, logp) = sample(PolicyKind::Gaussian, &out, &mut rng);
+        let mut expect = 0.0f64;
+        for d in 0..3 {
+            let std = (out[3 + d] as f64).exp();
+            let z = (stored[d] as f64 - out[d] as f64) / std;
+            expect += -0.5 * z * z - std.ln() - 0.5 * (2.0 * std::f64::consts::PI).ln();
+        }
+        assert!((logp as f64 - expect).abs() < 1e-5);
+        let Action::Continuous(a) = action else {
+            panic!()
+        };
+        assert!(
+            (-1.0..=1.0).contains(&a[0])
+                && (0.0..=1.0).contains(&a[1])
+                && (0.0..=1.0).contains(&a[2])
+        );
+    }
+
+    #[test]
+    fn categorical_samples_follow_the_softmax() {
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        let logits = [0.0f32, 1.0, 2.0, -1.0, 0.5];
+        let mut counts = [0usize; 5];
+        for _ in 0..20000 {
+            let (a, _, logp) = sample(PolicyKind::Categorical, &logits, &mut rng);
+            let Action::Discrete(k) = a else { panic!() };
+            counts[k as usize] += 1;
+            let z: f64 = logits.iter().map(|&v| (v as f64).exp()).sum();
+            assert!((logp as f64 - (logits[k as usize] as f64 - z.ln())).abs() < 1e-5);
+        }
+        let z: f64 = logits.iter().map(|&v| (v as f64).exp()).sum();
+        for k in 0..5 {
+            let p = (logits[k] as f64).exp() / z;
+            assert!((counts[k] as f64 / 20000.0 - p).abs() < 0.015, "action {k}");
+        }
+    }
+}
