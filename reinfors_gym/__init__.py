@@ -14,6 +14,7 @@ import gymnasium as gym
 
 from . import _core
 from .car_racing import CarRacingEnv
+from .engine import Batch, CollectStream, Engine, Reward, games, learners, policies
 from .errors import ClosedEnvironmentError, InvalidAction, InvalidSeed, ResetNeeded
 from .vector import CarRacingVectorEnv
 
@@ -38,6 +39,13 @@ _register_envs()
 
 __all__ = [
     "ENV_ID",
+    "Batch",
+    "CollectStream",
+    "Engine",
+    "Reward",
+    "games",
+    "learners",
+    "policies",
     "CarRacingEnv",
     "CarRacingVectorEnv",
     "ClosedEnvironmentError",

@@ -6,6 +6,7 @@ the 96x96 frame are all computed in Rust with the GIL released.
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -36,8 +37,14 @@ def observation_space() -> spaces.Box:
     return spaces.Box(low=0, high=255, shape=STATE_SHAPE, dtype=np.uint8)
 
 
-def coerce_continuous(action: Any) -> np.ndarray:
-    """Checks a continuous action and returns it as float64, as Gymnasium's `astype` does."""
+def coerce_continuous(action: Any) -> tuple[float, float, float]:
+    """Checks a continuous action and returns it as float64s, as Gymnasium's `astype` does."""
+    # Fast path for the usual case (a float array of shape (3,)): `tolist` widens float32 to
+    # float64 exactly like `astype(np.float64)`, at a fraction of the cost.
+    if type(action) is np.ndarray and action.shape == (3,) and action.dtype.kind == "f":
+        steer, gas, brake = action.tolist()
+        if math.isfinite(steer) and math.isfinite(gas) and math.isfinite(brake):
+            return steer, gas, brake
     a = np.asarray(action)
     if a.shape != (3,):
         raise InvalidAction(
@@ -50,7 +57,7 @@ def coerce_continuous(action: Any) -> np.ndarray:
     a = a.astype(np.float64)
     if not np.isfinite(a).all():
         raise InvalidAction(f"continuous action must be finite, got {a.tolist()}")
-    return a
+    return float(a[0]), float(a[1]), float(a[2])
 
 
 def coerce_discrete(action: Any) -> int:
@@ -145,10 +152,8 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
             raise ResetNeeded("step() called before reset(); call reset() first")
         obs = np.empty(STATE_SHAPE, dtype=np.uint8)
         if self.continuous:
-            a = coerce_continuous(action)
-            reward, terminated, lap_finished = self._core.step_continuous(
-                float(a[0]), float(a[1]), float(a[2]), obs
-            )
+            steer, gas, brake = coerce_continuous(action)
+            reward, terminated, lap_finished = self._core.step_continuous(steer, gas, brake, obs)
         else:
             reward, terminated, lap_finished = self._core.step_discrete(
                 coerce_discrete(action), obs

@@ -1,0 +1,257 @@
+"""The streaming PPO collector: batch maths, sampling, reward weights, faults, lifecycle."""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+
+import numpy as np
+import pytest
+
+import reinfors_gym as rf
+
+MEAN = np.array([0.1, 0.6, 0.05], np.float32)
+LOG_STD = np.array([-1.0, -0.7, -2.0], np.float32)
+LOGITS = np.array([0.2, -0.5, 0.1, 1.0, -1.0], np.float32)
+
+
+def make_engine(continuous=True, n_games=4, seed=0, **game):
+    return rf.Engine(
+        game=rf.games.CarRacing(continuous=continuous, **game),
+        reward=rf.Reward(),
+        policy=rf.policies.Ppo(),
+        learner=rf.learners.Ppo(gamma=0.99, lam=0.95),
+        n_games=n_games,
+        n_threads=2,
+        seed=seed,
+    )
+
+
+def constant_infer(continuous: bool):
+    """Fixed policy outputs; values depend on the observation so GAE has something to do."""
+
+    def infer(obs):
+        n = len(obs)
+        values = obs.reshape(n, -1)[:, ::97].mean(axis=1).astype(np.float32) / 100.0
+        if continuous:
+            return np.tile(np.concatenate([MEAN, LOG_STD]), (n, 1)), values
+        return np.tile(LOGITS, (n, 1)), values
+
+    return infer
+
+
+def numpy_gae(b, gamma=0.99, lam=0.95):
+    T, G = b.rewards.shape
+    adv = np.zeros((T, G))
+    last = np.zeros(G)
+    for t in reversed(range(T)):
+        if t == T - 1:
+            next_v = b.bootstrap_values.astype(np.float64)
+        else:
+            next_v = b.values[t + 1].astype(np.float64)
+        next_v = np.where(b.truncations[t], b.final_values[t], next_v)
+        next_v = np.where(b.terminations[t], 0.0, next_v)
+        goes_on = ~(b.terminations[t] | b.truncations[t])
+        delta = b.rewards[t] + gamma * next_v - b.values[t]
+        last = delta + gamma * lam * goes_on * last
+        adv[t] = last
+    return adv, adv + b.values
+
+
+@pytest.mark.parametrize("continuous", [True, False])
+def test_advantages_and_returns_match_numpy_recomputation(continuous):
+    # A short time limit puts truncations (bootstrapped from final values) inside the batch.
+    engine = make_engine(continuous, n_games=4, max_episode_steps=25)
+    infer = constant_infer(continuous)
+    for _ in range(2):
+        b = engine.collect(4 * 40, infer)
+        assert b.truncations.any(), "the time limit should truncate inside the batch"
+        assert np.isfinite(b.final_values[b.truncations]).all()
+        assert np.isnan(b.final_values[~b.truncations]).all()
+        adv, ret = numpy_gae(b)
+        np.testing.assert_allclose(b.advantages, adv, atol=1e-5, rtol=1e-5)
+        np.testing.assert_allclose(b.returns, ret, atol=1e-5, rtol=1e-5)
+
+
+def test_terminations_cut_the_chain():
+    # lap_complete_percent=0 ends every episode on its first step with a termination.
+    engine = make_engine(True, n_games=2, lap_complete_percent=0.0)
+    b = engine.collect(2 * 6, constant_infer(True))
+    assert b.terminations.all() and not b.truncations.any()
+    np.testing.assert_allclose(b.advantages, b.rewards - b.values, atol=1e-5)
+    assert len(b.episode_returns) == 12 and (b.episode_lengths == 1).all()
+
+
+def test_batch_fields_shapes_and_order():
+    engine = make_engine(True, n_games=3)
+    b = engine.collect(3 * 5, constant_infer(True))
+    assert b.obs.shape == (5, 3, 3, 96, 96) and b.obs.dtype == np.uint8
+    assert b.actions.shape == (5, 3, 3) and b.actions.dtype == np.float32
+    for name in ("behavior_log_probs", "values", "rewards", "advantages", "returns"):
+        assert getattr(b, name).shape == (5, 3) and getattr(b, name).dtype == np.float32
+    assert b.terminations.dtype == np.bool_ and b.bootstrap_values.shape == (3,)
+    assert len(b) == 15
+    flat = b.flat()
+    assert list(flat) == list(rf.Batch.FIELDS) and flat["obs"].shape == (15, 3, 96, 96)
+    hwc = rf.Engine(game=rf.games.CarRacing(layout="HWC"), n_games=2, seed=0)
+    assert hwc.collect(2, constant_infer(True)).obs.shape == (1, 2, 96, 96, 3)
+
+
+def test_gaussian_log_probs_match_reference():
+    b = make_engine(True, n_games=4).collect(4 * 30, constant_infer(True))
+    std = np.exp(LOG_STD.astype(np.float64))
+    z = (b.actions.astype(np.float64) - MEAN) / std
+    ref = (-0.5 * z**2 - np.log(std) - 0.5 * np.log(2 * np.pi)).sum(-1)
+    np.testing.assert_allclose(b.behavior_log_probs, ref, atol=1e-5)
+    # The batch keeps the sampled action, not the clipped one sent to the env.
+    assert (b.actions[..., 0] > 1).any() or (b.actions[..., 2] < 0).any()
+    # Samples follow the Gaussian.
+    np.testing.assert_allclose(b.actions.reshape(-1, 3).mean(0), MEAN, atol=0.05)
+    np.testing.assert_allclose(b.actions.reshape(-1, 3).std(0), std, rtol=0.15)
+    torch = pytest.importorskip("torch")
+    dist = torch.distributions.Normal(torch.tensor(MEAN), torch.tensor(np.exp(LOG_STD)))
+    expect = dist.log_prob(torch.tensor(b.actions)).sum(-1).numpy()
+    np.testing.assert_allclose(b.behavior_log_probs, expect, atol=1e-4)
+
+
+def test_categorical_log_probs_match_reference():
+    b = make_engine(False, n_games=4).collect(4 * 200, constant_infer(False))
+    log_softmax = LOGITS - np.log(np.exp(LOGITS.astype(np.float64)).sum())
+    np.testing.assert_allclose(b.behavior_log_probs, log_softmax[b.actions], atol=1e-5)
+    freq = np.bincount(b.actions.ravel(), minlength=5) / b.actions.size
+    np.testing.assert_allclose(freq, np.exp(log_softmax), atol=0.04)
+
+
+def test_reward_weights_apply_to_events():
+    engine = rf.Engine(
+        game=rf.games.CarRacing(lap_complete_percent=2.0),
+        reward=rf.Reward(tile=0.0, step=-1.0, off_playfield=-5.0),
+        n_games=2,
+        seed=1,
+    )
+    b = engine.collect(2 * 20, constant_infer(True))
+    assert set(np.unique(b.rewards)) <= {-1.0, -5.0}
+
+
+def test_reward_rejects_unknown_and_non_finite():
+    with pytest.raises(ValueError, match="unknown reward events"):
+        rf.Reward(lap=1.0)
+    for bad in (float("nan"), float("inf"), "1"):
+        with pytest.raises(ValueError):
+            rf.Reward(tile=bad)
+
+
+def test_same_seed_same_batch():
+    a = make_engine(True, seed=5).collect(4 * 10, constant_infer(True))
+    b = make_engine(True, seed=5).collect(4 * 10, constant_infer(True))
+    for name in rf.Batch.FIELDS:
+        np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_stream_delivers_batches_with_telemetry_and_policy_lag():
+    engine = make_engine(True)
+    with engine.collect_stream(collect_size=4 * 8, infer=constant_infer(True), depth=2) as stream:
+        first = next(stream)
+        engine.weights_updated()
+        engine.weights_updated()
+        later = [next(stream) for _ in range(3)]
+    assert not stream.running
+    assert first.telemetry["env_steps_per_s"] > 0 and "wait_seconds" in first.telemetry
+    assert later[-1].weights_version == 2 and later[-1].telemetry["policy_lag"] == 0
+    assert max(b.telemetry["policy_lag"] for b in later) <= 2
+
+
+def test_infer_exception_surfaces_with_its_traceback_and_stops_workers():
+    calls = [0]
+
+    def failing_infer(obs):
+        calls[0] += 1
+        if calls[0] > 3:
+            raise ZeroDivisionError("boom in infer")
+        return constant_infer(True)(obs)
+
+    engine = make_engine(True)
+    stream = engine.collect_stream(collect_size=4 * 8, infer=failing_infer)
+    with pytest.raises(ZeroDivisionError, match="boom in infer") as err:
+        next(stream)
+    frames = traceback.extract_tb(err.value.__traceback__)
+    assert any(f.name == "failing_infer" for f in frames)
+    stream.stop()
+    assert not stream.running
+    with pytest.raises(StopIteration):
+        next(stream)
+    # The engine is free again.
+    engine.collect(4, constant_infer(True))
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (lambda n: (np.zeros((n, 5), np.float32), np.zeros(n, np.float32)), r"\(4, 6\)"),
+        (lambda n: (np.zeros((n, 6), np.float32), np.zeros(n + 1, np.float32)), "values"),
+        (lambda n: (np.full((n, 6), np.nan, np.float32), np.zeros(n, np.float32)), "NaN"),
+        (lambda n: (np.array([["a"] * 6] * n), np.zeros(n)), "numeric"),
+        (lambda n: np.zeros((n, 6)), "policy_outputs, values"),
+    ],
+)
+def test_bad_infer_outputs_name_the_contract(bad, match):
+    engine = make_engine(True)
+    with pytest.raises((ValueError, TypeError), match=match):
+        engine.collect(4 * 2, lambda obs: bad(len(obs)))
+    with engine.collect_stream(4 * 2, lambda obs: bad(len(obs))) as stream:
+        with pytest.raises((ValueError, TypeError), match=match):
+            next(stream)
+    engine.collect(4, constant_infer(True))  # still usable
+
+
+def test_mean_log_std_pair_is_accepted():
+    engine = make_engine(True)
+    b = engine.collect(
+        4 * 3, lambda obs: ((np.tile(MEAN, (len(obs), 1)), LOG_STD), np.zeros(len(obs)))
+    )
+    assert b.actions.shape == (3, 4, 3)
+
+
+def test_stop_delivers_completed_batches_then_stops():
+    engine = make_engine(True)
+    stream = engine.collect_stream(collect_size=4 * 4, infer=constant_infer(True), depth=2)
+    deadline = time.time() + 60
+    while stream._queue.qsize() < 2 and time.time() < deadline:
+        time.sleep(0.01)
+    stream.stop()
+    got = list(stream)
+    assert len(got) >= 2, "completed batches survive stop()"
+    assert not stream.running
+
+
+def test_keyboard_interrupt_in_the_with_block_joins_the_thread():
+    before = {t.name for t in threading.enumerate()}
+    engine = make_engine(True)
+    with pytest.raises(KeyboardInterrupt):
+        with engine.collect_stream(collect_size=4 * 4, infer=constant_infer(True)) as stream:
+            next(stream)
+            raise KeyboardInterrupt
+    assert not stream.running
+    leaked = {t.name for t in threading.enumerate()} - before
+    assert not {n for n in leaked if n.startswith("reinfors-gym")}
+
+
+def test_one_collection_at_a_time_and_bad_arguments():
+    engine = make_engine(True)
+    with engine.collect_stream(4 * 2, constant_infer(True)):
+        with pytest.raises(RuntimeError, match="already collecting"):
+            engine.collect(4, constant_infer(True))
+    for size in (3, 0, 6, 4.0):
+        with pytest.raises(ValueError):
+            engine.collect(size, constant_infer(True))
+    with pytest.raises(ValueError):
+        engine.collect_stream(4, constant_infer(True), depth=0)
+    with pytest.raises(ValueError):
+        rf.Engine(n_games=0)
+    with pytest.raises(ValueError):
+        rf.learners.Ppo(gamma=1.5)
+    with pytest.raises(ValueError):
+        rf.games.CarRacing(layout="NCHW")
+    with pytest.raises(TypeError):
+        rf.Engine(game="CarRacing")
