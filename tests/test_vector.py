@@ -358,6 +358,8 @@ def test_bad_constructor_arguments():
         {"obs_size": (0, 96)},
         {"render_mode": "human"},
         {"max_episode_steps": 0},
+        {"num_envs": 70_000},  # refused before any allocation could abort the process
+        {"obs_size": (4096, 4096), "stack_num": 64},
     ):
         with pytest.raises(ValueError):
             CarRacingVectorEnv(**({"num_envs": 2} | kwargs))

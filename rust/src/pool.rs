@@ -10,6 +10,11 @@ use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
 use crate::rng::NumpyGenerator;
 
+/// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
+pub const MAX_ENVS: usize = 1 << 16;
+/// Largest observation batch accepted. Bytes.
+pub const MAX_BATCH_BYTES: u128 = 1 << 34;
+
 /// Gymnasium 1.x vector autoreset modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AutoresetMode {
@@ -76,6 +81,19 @@ impl PoolSpec {
         }
         if self.max_episode_steps == Some(0) {
             return bad("max_episode_steps must be positive (or None)".into());
+        }
+        // A failed allocation aborts the process instead of raising, so refuse absurd sizes.
+        if self.num_envs > MAX_ENVS {
+            return bad(format!(
+                "num_envs must be at most {MAX_ENVS}, got {}",
+                self.num_envs
+            ));
+        }
+        let total = (self.obs_bytes() as u128) * (self.num_envs as u128);
+        if total > MAX_BATCH_BYTES {
+            return bad(format!(
+                "observations would need {total} bytes (num_envs x stack x frame), more than {MAX_BATCH_BYTES}"
+            ));
         }
         Ok(())
     }
