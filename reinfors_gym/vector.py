@@ -186,13 +186,7 @@ class CarRacingVectorEnv(VectorEnv):
         else:
             frame_shape = (height, width, 3)
         obs_shape = frame_shape if self.stack_num == 1 else (self.stack_num, *frame_shape)
-        self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
-        self.single_action_space = (
-            continuous_action_space() if self.continuous else spaces.Discrete(5)
-        )
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-
+        # The core validates sizes first: Gymnasium's Box allocates full low/high arrays.
         self._pool = _core.PoolCore(
             self.num_envs,
             num_threads,
@@ -209,6 +203,13 @@ class CarRacingVectorEnv(VectorEnv):
             [secrets.randbits(128) for _ in range(self.num_envs)],
             self.channels_first,
         )
+        self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
+        self.single_action_space = (
+            continuous_action_space() if self.continuous else spaces.Discrete(5)
+        )
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+
         self.num_threads = self._pool.num_threads
         n = self.num_envs
         self._obs = np.zeros((n, *obs_shape), np.uint8)

@@ -360,6 +360,7 @@ def test_bad_constructor_arguments():
         {"max_episode_steps": 0},
         {"num_envs": 70_000},  # refused before any allocation could abort the process
         {"obs_size": (4096, 4096), "stack_num": 64},
+        {"num_envs": 60_000, "stack_num": 4},
     ):
         with pytest.raises(ValueError):
             CarRacingVectorEnv(**({"num_envs": 2} | kwargs))

@@ -5,7 +5,7 @@
 //! does (NumPy scalars and Python floats), reading f32 values widened to f64 and handing forces
 //! and motor speeds back rounded to f32, as pybox2d's bindings do.
 
-use crate::physics::{Body, Polygon, RevoluteJointDef, Vec2, World};
+use crate::physics::{Body, Polygon, RevoluteJointDef, Transform, Vec2, World};
 use crate::scene::{CarDrawing, SkidMark};
 
 /// Gymnasium's scale from its design units to world units.
@@ -414,6 +414,21 @@ impl Car {
     /// Wheel boxes in world coordinates: front-left, front-right, rear-left, rear-right.
     pub fn wheel_polygons(&self) -> [WorldPolygon; 4] {
         std::array::from_fn(|i| world_polygon(&self.world.bodies[wheel_body(i)], &self.wheel_shape))
+    }
+
+    /// Every fixture as Box2D's sensor test sees it: the local polygon (as
+    /// `b2PolygonShape::Set` stored it) and its body's current transform (`m_xf`; world units).
+    /// Wheels 0–3 first, then the hull fixtures in creation order (`HULL_POLY1..4`), the order
+    /// [`crate::contact`] numbers fixtures in.
+    pub fn fixtures(&self) -> [(Polygon, Transform); 8] {
+        let bodies = &self.world.bodies;
+        std::array::from_fn(|f| {
+            if f < 4 {
+                (self.wheel_shape, bodies[wheel_body(f)].transform)
+            } else {
+                (self.hull_shapes[f - 4], bodies[HULL].transform)
+            }
+        })
     }
 
     pub fn state(&self) -> CarState {

@@ -1,91 +1,79 @@
 //! Sensor contacts between the car's fixtures and road tiles.
 //!
 //! Gymnasium's tiles are Box2D sensor fixtures. Box2D reports a sensor contact as touching when
-//! `b2TestOverlap` finds the two polygons closer than the sum of their skins (each polygon has
-//! radius `b2_polygonRadius` = 0.01), and it evaluates this at the start of `world.Step`, on the
-//! poses left by the previous step. A uniform grid keeps the test to the few nearby tiles.
+//! `b2TestOverlap` (GJK in f32, [`crate::physics::distance`]) finds the two polygons closer than
+//! the sum of their skins (each polygon has radius `b2_polygonRadius` = 0.01), and it evaluates
+//! this at the start of `world.Step`, on the poses left by the previous step. The same f32 GJK
+//! runs here, so boundary cases round exactly as in Box2D. A uniform grid and bounding boxes
+//! keep it to the few nearby tiles.
 
-use crate::car::WorldPolygon;
+use crate::physics::distance::{test_overlap, POLYGON_RADIUS};
+use crate::physics::{Polygon, Rot, Transform, Vec2};
 
-/// Box2D's polygon skin: `b2_polygonRadius = 2 * b2_linearSlop`. World units.
-pub const POLYGON_RADIUS: f64 = 0.01;
-/// `b2TestOverlap` reports overlap below this distance after removing both skins.
-const OVERLAP_EPSILON: f64 = 10.0 * f32::EPSILON as f64;
 /// Grid cell edge. World units. Tiles are ~3.5 long and ~13 wide, so a tile spans few cells.
 const CELL: f64 = 8.0;
+/// How far apart two bounding boxes may be and still hold a pair worth running GJK on. World
+/// units. GJK's distance is measured between convex combinations of the (f32) vertices, so it
+/// can undercut the true gap only by rounding (~1e-4 at world coordinates ~1000); touching
+/// needs a gap below both skins (0.02) plus `10 * FLT_EPSILON`. The 0.1 of slack (Box2D's own
+/// `b2_aabbExtension`) makes the prefilter unable to drop a pair GJK would call touching.
+const REACH: f64 = 2.0 * POLYGON_RADIUS as f64 + 0.1;
 /// Number of car fixtures tracked: four wheels, then four hull pieces.
 pub const FIXTURES: usize = 8;
 
-/// A convex polygon with its bounding box, in world units.
+/// A tile body's transform. Gymnasium creates tiles as static bodies at the origin, unrotated
+/// (`b2Rot::Set(0)`: sine 0, cosine 1), with the tile quad as the fixture's local polygon.
+const TILE_TRANSFORM: Transform = Transform {
+    p: Vec2::ZERO,
+    q: Rot { s: 0.0, c: 1.0 },
+};
+
+/// A road tile as Box2D stores it.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Convex {
-    pub vertices: [[f64; 2]; 8],
-    pub count: usize,
-    /// `[min_x, min_y, max_x, max_y]`.
+pub struct Tile {
+    /// The quad after `b2PolygonShape::Set` (f32, convex hull, Box2D's vertex order). Local
+    /// coordinates of a body at the origin, so also world coordinates. World units.
+    pub polygon: Polygon,
+    /// Bounding box of the vertices, `[min_x, min_y, max_x, max_y]`. World units.
     pub aabb: [f64; 4],
 }
 
-impl Convex {
-    /// The convex hull of `points` (Box2D stores tiles as the hull of their f32 vertices),
-    /// counter-clockwise.
-    pub fn hull(points: &[[f64; 2]]) -> Self {
-        let mut pts: Vec<[f64; 2]> = points.to_vec();
-        pts.sort_by(|a, b| a[0].total_cmp(&b[0]).then(a[1].total_cmp(&b[1])));
-        pts.dedup();
-        // Andrew's monotone chain.
-        let cross = |o: [f64; 2], a: [f64; 2], b: [f64; 2]| {
-            (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
-        };
-        let mut hull: Vec<[f64; 2]> = Vec::with_capacity(2 * pts.len());
-        for pass in 0..2 {
-            let start = hull.len();
-            let iter: Box<dyn Iterator<Item = &[f64; 2]>> = if pass == 0 {
-                Box::new(pts.iter())
-            } else {
-                Box::new(pts.iter().rev())
-            };
-            for &p in iter {
-                while hull.len() >= start + 2
-                    && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0
-                {
-                    hull.pop();
-                }
-                hull.push(p);
-            }
-            hull.pop();
+impl Tile {
+    /// A tile from Gymnasium's quad `[road1_l, road1_r, road2_r, road2_l]` (Python floats,
+    /// rounded to f32 by pybox2d as `fd_tile.shape.vertices` is set).
+    pub fn new(quad: &[[f64; 2]; 4]) -> Self {
+        let points = quad.map(|p| Vec2::new(p[0] as f32, p[1] as f32));
+        let polygon = Polygon::new(&points);
+        Tile {
+            polygon,
+            aabb: aabb_of(polygon.points().iter().copied()),
         }
-        if hull.is_empty() {
-            hull = pts;
-        }
-        let mut out = Convex {
-            vertices: [[0.0; 2]; 8],
-            count: hull.len().min(8),
-            aabb: [0.0; 4],
-        };
-        out.vertices[..out.count].copy_from_slice(&hull[..out.count]);
-        out.aabb = aabb_of(&out.vertices[..out.count]);
-        out
-    }
-
-    /// A car fixture, whose vertices Box2D already keeps convex and counter-clockwise.
-    pub fn from_world(poly: &WorldPolygon) -> Self {
-        let mut vertices = [[0.0; 2]; 8];
-        for (dst, src) in vertices.iter_mut().zip(&poly.vertices[..poly.count]) {
-            *dst = [src[0] as f64, src[1] as f64];
-        }
-        Convex {
-            vertices,
-            count: poly.count,
-            aabb: aabb_of(&vertices[..poly.count]),
-        }
-    }
-
-    fn points(&self) -> &[[f64; 2]] {
-        &self.vertices[..self.count]
     }
 }
 
-fn aabb_of(points: &[[f64; 2]]) -> [f64; 4] {
+/// A car fixture at its body's current pose: what Box2D's overlap test reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Fixture {
+    /// Local polygon, as `b2PolygonShape::Set` stored it. World units.
+    pub polygon: Polygon,
+    /// The body's transform (`b2Body::m_xf`). World units.
+    pub transform: Transform,
+    /// Bounding box of the transformed vertices, `[min_x, min_y, max_x, max_y]`. World units.
+    pub aabb: [f64; 4],
+}
+
+impl Fixture {
+    /// Poses `polygon` (local coordinates) with `transform`.
+    pub fn new(polygon: Polygon, transform: Transform) -> Self {
+        Fixture {
+            polygon,
+            transform,
+            aabb: aabb_of(polygon.points().iter().map(|&v| transform.apply(v))),
+        }
+    }
+}
+
+fn aabb_of(points: impl Iterator<Item = Vec2>) -> [f64; 4] {
     let mut b = [
         f64::INFINITY,
         f64::INFINITY,
@@ -93,10 +81,11 @@ fn aabb_of(points: &[[f64; 2]]) -> [f64; 4] {
         f64::NEG_INFINITY,
     ];
     for p in points {
-        b[0] = b[0].min(p[0]);
-        b[1] = b[1].min(p[1]);
-        b[2] = b[2].max(p[0]);
-        b[3] = b[3].max(p[1]);
+        let (x, y) = (f64::from(p.x), f64::from(p.y));
+        b[0] = b[0].min(x);
+        b[1] = b[1].min(y);
+        b[2] = b[2].max(x);
+        b[3] = b[3].max(y);
     }
     b
 }
@@ -106,80 +95,28 @@ fn aabbs_overlap(a: &[f64; 4], b: &[f64; 4], margin: f64) -> bool {
     a[0] - margin <= b[2] && b[0] - margin <= a[2] && a[1] - margin <= b[3] && b[1] - margin <= a[3]
 }
 
-/// Squared distance from `p` to segment `ab`.
-fn point_segment_dist2(p: [f64; 2], a: [f64; 2], b: [f64; 2]) -> f64 {
-    let (abx, aby) = (b[0] - a[0], b[1] - a[1]);
-    let (apx, apy) = (p[0] - a[0], p[1] - a[1]);
-    let len2 = abx * abx + aby * aby;
-    let t = if len2 > 0.0 {
-        ((apx * abx + apy * aby) / len2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let (dx, dy) = (apx - t * abx, apy - t * aby);
-    dx * dx + dy * dy
-}
-
-/// Whether some edge normal of `a` separates `a` from `b` (separating axis test).
-fn separated_by_edges_of(a: &Convex, b: &Convex) -> bool {
-    let pa = a.points();
-    let orientation = signed_area(pa).signum();
-    for i in 0..pa.len() {
-        let p0 = pa[i];
-        let p1 = pa[(i + 1) % pa.len()];
-        // Outward normal for either winding.
-        let n = [
-            (p1[1] - p0[1]) * orientation,
-            -(p1[0] - p0[0]) * orientation,
-        ];
-        if b.points()
-            .iter()
-            .all(|q| (q[0] - p0[0]) * n[0] + (q[1] - p0[1]) * n[1] > 0.0)
-        {
-            return true;
-        }
-    }
-    false
-}
-
-fn signed_area(p: &[[f64; 2]]) -> f64 {
-    let mut a = 0.0;
-    for i in 0..p.len() {
-        let j = (i + 1) % p.len();
-        a += p[i][0] * p[j][1] - p[j][0] * p[i][1];
-    }
-    0.5 * a
-}
-
-/// Distance between two convex polygons (0 when they intersect).
-pub fn distance(a: &Convex, b: &Convex) -> f64 {
-    if !separated_by_edges_of(a, b) && !separated_by_edges_of(b, a) {
-        return 0.0;
-    }
-    let mut best = f64::INFINITY;
-    for (p, q) in [(a, b), (b, a)] {
-        let qs = q.points();
-        for &v in p.points() {
-            for i in 0..qs.len() {
-                best = best.min(point_segment_dist2(v, qs[i], qs[(i + 1) % qs.len()]));
-            }
-        }
-    }
-    best.sqrt()
-}
-
-/// `b2TestOverlap` for two polygons with Box2D's skins.
-pub fn touching(a: &Convex, b: &Convex) -> bool {
-    if !aabbs_overlap(&a.aabb, &b.aabb, 2.0 * POLYGON_RADIUS) {
-        return false;
-    }
-    distance(a, b) - 2.0 * POLYGON_RADIUS < OVERLAP_EPSILON
+/// Box2D's sensor test for a tile/fixture pair: `b2TestOverlap(tile, fixture)`.
+///
+/// The tile is fixture A: Box2D makes the pair's lower broad-phase proxy id fixture A
+/// (`b2BroadPhase::QueryCallback`, `b2ContactManager::AddPair`; polygon–polygon contacts are
+/// not swapped), and tiles get their proxies before the car in a fresh world (pybox2d shows
+/// the tile as fixture A in every contact of an episode). Later resets recycle proxy ids, but
+/// that cannot matter: the test is symmetric bit for bit (swapping A and B negates every
+/// simplex vector, which rounds identically), as the recorded oracle confirms.
+pub fn touching(tile: &Tile, fixture: &Fixture) -> bool {
+    aabbs_overlap(&tile.aabb, &fixture.aabb, REACH)
+        && test_overlap(
+            &tile.polygon,
+            &TILE_TRANSFORM,
+            &fixture.polygon,
+            &fixture.transform,
+        )
 }
 
 /// The tiles of one track, bucketed in a uniform grid.
 #[derive(Debug, Clone, Default)]
 pub struct TileGrid {
-    tiles: Vec<Convex>,
+    tiles: Vec<Tile>,
     origin: [f64; 2],
     dims: [usize; 2],
     /// CSR layout: tiles of cell `c` are `cell_tiles[cell_start[c]..cell_start[c + 1]]`.
@@ -190,13 +127,7 @@ pub struct TileGrid {
 impl TileGrid {
     /// Indexes tile quads (world units, as Gymnasium builds them; Box2D stores them as f32).
     pub fn new(quads: &[[[f64; 2]; 4]]) -> Self {
-        let tiles: Vec<Convex> = quads
-            .iter()
-            .map(|q| {
-                let f32_round = q.map(|p| [p[0] as f32 as f64, p[1] as f32 as f64]);
-                Convex::hull(&f32_round)
-            })
-            .collect();
+        let tiles: Vec<Tile> = quads.iter().map(Tile::new).collect();
         let mut bounds = [
             f64::INFINITY,
             f64::INFINITY,
@@ -227,7 +158,7 @@ impl TileGrid {
         // Two passes (count, then fill) build the CSR arrays without per-cell vectors.
         let mut counts = vec![0u32; dims[0] * dims[1]];
         for t in &grid.tiles {
-            grid.for_cells(&t.aabb, 2.0 * POLYGON_RADIUS, |c| counts[c] += 1);
+            grid.for_cells(&t.aabb, REACH, |c| counts[c] += 1);
         }
         let mut acc = 0u32;
         for (c, n) in counts.iter().enumerate() {
@@ -239,7 +170,7 @@ impl TileGrid {
         let mut fill: Vec<u32> = grid.cell_start[..counts.len()].to_vec();
         for (i, t) in grid.tiles.iter().enumerate() {
             let (origin, dims) = (grid.origin, grid.dims);
-            Self::cells_of(origin, dims, &t.aabb, 2.0 * POLYGON_RADIUS, |c| {
+            Self::cells_of(origin, dims, &t.aabb, REACH, |c| {
                 grid.cell_tiles[fill[c] as usize] = i as u32;
                 fill[c] += 1;
             });
@@ -281,13 +212,18 @@ impl TileGrid {
         }
     }
 
-    /// Appends to `out` (sorted, deduplicated) every tile `shape` touches.
-    pub fn touching_tiles(&self, shape: &Convex, out: &mut Vec<u32>) {
+    /// The indexed tiles, in track order.
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles
+    }
+
+    /// Fills `out` (sorted, deduplicated) with every tile `fixture` touches.
+    pub fn touching_tiles(&self, fixture: &Fixture, out: &mut Vec<u32>) {
         out.clear();
         if self.tiles.is_empty() {
             return;
         }
-        let b = &shape.aabb;
+        let b = &fixture.aabb;
         let far = b[2] < self.origin[0]
             || b[3] < self.origin[1]
             || b[0] > self.origin[0] + self.dims[0] as f64 * CELL
@@ -298,7 +234,7 @@ impl TileGrid {
         self.for_cells(b, 0.0, |c| {
             let range = self.cell_start[c] as usize..self.cell_start[c + 1] as usize;
             for &t in &self.cell_tiles[range] {
-                if touching(shape, &self.tiles[t as usize]) {
+                if touching(&self.tiles[t as usize], fixture) {
                     out.push(t);
                 }
             }
@@ -340,11 +276,11 @@ impl ContactSet {
     pub fn update(
         &mut self,
         grid: &TileGrid,
-        fixtures: &[Convex; FIXTURES],
+        fixtures: &[Fixture; FIXTURES],
         mut on_event: impl FnMut(ContactEvent),
     ) {
-        for (f, shape) in fixtures.iter().enumerate() {
-            grid.touching_tiles(shape, &mut self.scratch);
+        for (f, fixture) in fixtures.iter().enumerate() {
+            grid.touching_tiles(fixture, &mut self.scratch);
             let (old, new) = (&self.touching[f], &self.scratch);
             for t in old.iter().filter(|t| new.binary_search(t).is_err()) {
                 on_event(ContactEvent::End {
@@ -367,39 +303,49 @@ impl ContactSet {
 mod tests {
     use super::*;
 
-    fn square(x: f64, y: f64, s: f64) -> Convex {
-        Convex::hull(&[[x, y], [x + s, y], [x + s, y + s], [x, y + s]])
+    /// An axis-aligned square fixture with its corner at (x, y), unrotated body at the origin.
+    fn square(x: f32, y: f32, s: f32) -> Fixture {
+        let polygon = Polygon::new(&[
+            Vec2::new(x, y),
+            Vec2::new(x + s, y),
+            Vec2::new(x + s, y + s),
+            Vec2::new(x, y + s),
+        ]);
+        Fixture::new(polygon, TILE_TRANSFORM)
+    }
+
+    fn quad(x: f64, y: f64, w: f64, h: f64) -> [[f64; 2]; 4] {
+        [[x, y], [x + w, y], [x + w, y + h], [x, y + h]]
     }
 
     #[test]
-    fn hull_drops_interior_points_and_is_ccw() {
-        let c = Convex::hull(&[[0.0, 0.0], [1.0, 0.0], [0.5, 0.2], [1.0, 1.0], [0.0, 1.0]]);
-        assert_eq!(c.count, 4);
-        assert!(signed_area(c.points()) > 0.0);
+    fn tiles_are_stored_as_box2d_hulls() {
+        // Gymnasium's order road1_l, road1_r, road2_r, road2_l; Set starts at the right-most.
+        let t = Tile::new(&[[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]]);
+        assert_eq!(t.polygon.count, 4);
+        assert_eq!(t.polygon.vertices[0], Vec2::new(1.0, 0.0));
+        assert_eq!(t.aabb, [0.0, 0.0, 1.0, 1.0]);
     }
 
     #[test]
     fn skins_make_near_polygons_touch() {
-        let a = square(0.0, 0.0, 1.0);
-        assert!(touching(&a, &square(0.5, 0.5, 1.0)), "overlapping");
+        let tile = Tile::new(&quad(0.0, 0.0, 1.0, 1.0));
+        assert!(touching(&tile, &square(0.5, 0.5, 1.0)), "overlapping");
         assert!(
-            touching(&a, &square(1.015, 0.0, 1.0)),
+            touching(&tile, &square(1.015, 0.0, 1.0)),
             "gap smaller than both skins"
         );
         assert!(
-            !touching(&a, &square(1.025, 0.0, 1.0)),
+            !touching(&tile, &square(1.025, 0.0, 1.0)),
             "gap larger than both skins"
         );
-        assert!((distance(&a, &square(3.0, 4.0, 1.0)) - (13.0f64).sqrt()).abs() < 1e-12);
+        assert!(!touching(&tile, &square(3.0, 4.0, 1.0)));
     }
 
     #[test]
     fn grid_finds_exactly_the_touching_tiles() {
         let quads: Vec<[[f64; 2]; 4]> = (0..50)
-            .map(|i| {
-                let x = i as f64 * 3.0;
-                [[x, 0.0], [x + 3.0, 0.0], [x + 3.0, 5.0], [x, 5.0]]
-            })
+            .map(|i| quad(i as f64 * 3.0, 0.0, 3.0, 5.0))
             .collect();
         let grid = TileGrid::new(&quads);
         let mut out = Vec::new();
@@ -411,10 +357,156 @@ mod tests {
         assert!(out.is_empty());
     }
 
+    /// The grid and the bounding-box prefilter never drop a pair that GJK alone calls
+    /// touching: compare with a brute-force scan on fixtures placed around tile boundaries,
+    /// far from the origin where f32 rounding is coarse.
+    #[test]
+    fn grid_matches_brute_force_near_boundaries() {
+        // A fan of skewed quads around a circle of radius ~300, like a track's tiles.
+        let quads: Vec<[[f64; 2]; 4]> = (0..64)
+            .map(|i| {
+                let a0 = i as f64 * 0.05;
+                let a1 = a0 + 0.05;
+                let p = |a: f64, r: f64| [r * a.cos() + 40.0, r * a.sin() - 20.0];
+                [p(a0, 293.3), p(a0, 306.6), p(a1, 306.7), p(a1, 293.4)]
+            })
+            .collect();
+        let grid = TileGrid::new(&quads);
+        let wheel = Polygon::new(&[
+            Vec2::new(-0.28, 0.54),
+            Vec2::new(0.28, 0.54),
+            Vec2::new(0.28, -0.54),
+            Vec2::new(-0.28, -0.54),
+        ]);
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut uniform = move || {
+            // SplitMix64, enough for test coverage.
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut out, mut touches) = (Vec::new(), 0);
+        for _ in 0..20_000 {
+            // Around an outer or inner edge or a seam between tiles, within ~0.6 + 0.04.
+            let t = &quads[(uniform() * 64.0) as usize];
+            let (e0, e1) = match (uniform() * 3.0) as usize {
+                0 => (t[0], t[3]),
+                1 => (t[1], t[2]),
+                _ => (t[0], t[1]),
+            };
+            let s = uniform();
+            let base = [e0[0] + s * (e1[0] - e0[0]), e0[1] + s * (e1[1] - e0[1])];
+            let r = 0.58 + 0.08 * uniform();
+            let phi = uniform() * std::f64::consts::TAU;
+            let transform = Transform {
+                p: Vec2::new(
+                    (base[0] + r * phi.cos()) as f32,
+                    (base[1] + r * phi.sin()) as f32,
+                ),
+                q: Rot::new((uniform() * 7.0) as f32),
+            };
+            let fixture = Fixture::new(wheel, transform);
+            grid.touching_tiles(&fixture, &mut out);
+            let brute: Vec<u32> = (0..grid.len() as u32)
+                .filter(|&i| {
+                    test_overlap(
+                        &grid.tiles()[i as usize].polygon,
+                        &TILE_TRANSFORM,
+                        &wheel,
+                        &transform,
+                    )
+                })
+                .collect();
+            assert_eq!(out, brute, "{transform:?}");
+            touches += usize::from(!brute.is_empty());
+        }
+        assert!(touches > 1000, "too few touching samples: {touches}");
+    }
+
+    /// Replays pybox2d's `b2TestOverlap` and `b2Distance` on near-boundary fixture/tile pairs
+    /// recorded by `tools/overlap_oracle.py`: every answer, distance and witness point must be
+    /// identical, with the tile as shape A and (answer only) swapped.
+    #[test]
+    fn overlap_matches_box2d_oracle() {
+        use crate::car::Car;
+        use crate::physics::distance::{distance, DistanceInput, DistanceProxy, SimplexCache};
+
+        const ORACLE: &str = include_str!("../tests/data/overlap_box2d.txt");
+        let car_fixtures = Car::new(0.3, 10.0, -20.0).fixtures();
+        let (mut tiles, mut cases, mut touching_cases) = (Vec::new(), 0, 0);
+        for line in ORACLE.lines().filter(|l| !l.starts_with('#')) {
+            let t: Vec<&str> = line.split_whitespace().collect();
+            let f = |i: usize| t[i].parse::<f32>().expect("f32");
+            let vertices = |start: usize| -> Vec<Vec2> {
+                let n: usize = t[start].parse().expect("count");
+                (0..n)
+                    .map(|k| Vec2::new(f(start + 1 + 2 * k), f(start + 2 + 2 * k)))
+                    .collect()
+            };
+            match t[0] {
+                "shape" => {
+                    let fixture: usize = t[1].parse().expect("fixture");
+                    assert_eq!(
+                        car_fixtures[fixture].0.points(),
+                        vertices(2),
+                        "shape {fixture}"
+                    );
+                }
+                "tile" => {
+                    let d = |i: usize| t[i].parse::<f64>().expect("f64");
+                    let quad = std::array::from_fn(|k| [d(2 + 2 * k), d(3 + 2 * k)]);
+                    let tile = Tile::new(&quad);
+                    assert_eq!(tile.polygon.points(), vertices(10), "tile {}", t[1]);
+                    tiles.push(tile);
+                }
+                "case" => {
+                    let tile = &tiles[t[2].parse::<usize>().expect("tile")];
+                    let polygon = car_fixtures[t[3].parse::<usize>().expect("fixture")].0;
+                    let transform = Transform {
+                        p: Vec2::new(f(4), f(5)),
+                        q: Rot { s: f(6), c: f(7) },
+                    };
+                    let (ab, ba) = (t[8] == "1", t[9] == "1");
+                    let fixture = Fixture::new(polygon, transform);
+                    assert_eq!(touching(tile, &fixture), ab, "{line}");
+                    let swapped =
+                        test_overlap(&polygon, &transform, &tile.polygon, &TILE_TRANSFORM);
+                    assert_eq!(swapped, ba, "{line}");
+                    let input = DistanceInput {
+                        proxy_a: DistanceProxy::polygon(&tile.polygon),
+                        proxy_b: DistanceProxy::polygon(&polygon),
+                        transform_a: TILE_TRANSFORM,
+                        transform_b: transform,
+                        use_radii: true,
+                    };
+                    let out = distance(&mut SimplexCache::default(), &input);
+                    let got = [
+                        out.distance,
+                        out.point_a.x,
+                        out.point_a.y,
+                        out.point_b.x,
+                        out.point_b.y,
+                    ];
+                    let want = [f(10), f(12), f(13), f(14), f(15)];
+                    assert_eq!(got.map(f32::to_bits), want.map(f32::to_bits), "{line}");
+                    assert_eq!(out.iterations.to_string(), t[11], "{line}");
+                    cases += 1;
+                    touching_cases += usize::from(ab);
+                }
+                other => panic!("unknown record {other:?}"),
+            }
+        }
+        assert!(
+            cases >= 900 && touching_cases >= 300,
+            "{cases} cases, {touching_cases} touching"
+        );
+    }
+
     #[test]
     fn contact_set_reports_begin_and_end() {
-        let quads = [[[0.0, 0.0], [3.0, 0.0], [3.0, 3.0], [0.0, 3.0]]];
-        let grid = TileGrid::new(&quads);
+        let grid = TileGrid::new(&[quad(0.0, 0.0, 3.0, 3.0)]);
         let mut set = ContactSet::default();
         let far = square(100.0, 100.0, 1.0);
         let mut fixtures = [far; FIXTURES];

@@ -4,7 +4,7 @@
 //! reset, the same one to continue the stream), exactly as Gymnasium's `np_random` works.
 
 use crate::car::{Car, CarState};
-use crate::contact::{ContactEvent, ContactSet, Convex, TileGrid, FIXTURES};
+use crate::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
 use crate::error::{Error, Result};
 use crate::rng::NumpyGenerator;
 use crate::scene::{Indicators, Renderer, RoadPoly, SceneView};
@@ -267,11 +267,10 @@ impl CarRacing {
         ep.car.step(1.0 / FPS, on_road);
 
         // world.Step: Box2D first updates sensor contacts on the current poses, then solves.
-        let wheels = ep.car.wheel_polygons();
-        let hull = ep.car.hull_polygons();
-        let fixtures: [Convex; FIXTURES] = std::array::from_fn(|f| {
-            Convex::from_world(if f < 4 { &wheels[f] } else { &hull[f - 4] })
-        });
+        let fixtures: [Fixture; FIXTURES] = ep
+            .car
+            .fixtures()
+            .map(|(polygon, transform)| Fixture::new(polygon, transform));
         let tiles = ep.track.len();
         let mut new_tiles = 0u32;
         let (reward, visited_count, new_lap) = (

@@ -12,8 +12,10 @@ use crate::rng::NumpyGenerator;
 
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
 pub const MAX_ENVS: usize = 1 << 16;
-/// Largest observation batch accepted. Bytes.
-pub const MAX_BATCH_BYTES: u128 = 1 << 34;
+/// Largest observation of one sub-env accepted (stack x frame). Bytes.
+pub const MAX_OBS_BYTES: usize = 1 << 28;
+/// Largest observation batch accepted (the pool keeps about three such buffers). Bytes.
+pub const MAX_BATCH_BYTES: u128 = 1 << 31;
 
 /// Gymnasium 1.x vector autoreset modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +89,12 @@ impl PoolSpec {
             return bad(format!(
                 "num_envs must be at most {MAX_ENVS}, got {}",
                 self.num_envs
+            ));
+        }
+        if self.obs_bytes() > MAX_OBS_BYTES {
+            return bad(format!(
+                "one observation would need {} bytes (stack x frame), more than {MAX_OBS_BYTES}",
+                self.obs_bytes()
             ));
         }
         let total = (self.obs_bytes() as u128) * (self.num_envs as u128);

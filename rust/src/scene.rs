@@ -89,6 +89,90 @@ fn max_shape_dim() -> f64 {
     GRASS_DIM.max(TRACK_WIDTH).max(TRACK_DETAIL_STEP) * std::f64::consts::SQRT_2 * ZOOM * SCALE
 }
 
+/// Gymnasium's polygon clip test (draw a polygon if any vertex lies within `MAX_SHAPE_DIM`
+/// of the window), with a world-space pre-test so that the many polygons far off screen cost
+/// a few comparisons rather than a transform.
+struct Culler {
+    /// World units to output pixels.
+    ts: Transform,
+    /// The clip box, output pixels: `[x0, x1]`, `[y0, y1]`.
+    bx: [f64; 2],
+    by: [f64; 2],
+    /// A world-space box (world units) holding every point that `ts` maps into the clip box.
+    wx: [f64; 2],
+    wy: [f64; 2],
+}
+
+impl Culler {
+    fn new(ts: Transform, bx: [f64; 2], by: [f64; 2]) -> Self {
+        let (mut wx, mut wy) = ([f64::MIN, f64::MAX], [f64::MIN, f64::MAX]);
+        if let Some(inv) = ts.inverse() {
+            let corners = [
+                [bx[0], by[0]],
+                [bx[1], by[0]],
+                [bx[0], by[1]],
+                [bx[1], by[1]],
+            ];
+            let c = corners.map(|q| inv.apply(q));
+            let lo = |k: usize| c.iter().map(|p| p[k]).fold(f64::MAX, f64::min);
+            let hi = |k: usize| c.iter().map(|p| p[k]).fold(f64::MIN, f64::max);
+            // Pad far beyond the rounding of the forward and inverse maps, so the pre-test
+            // never rejects a polygon that the exact test in pixels would keep.
+            let mag = c.iter().flatten().fold(1.0f64, |m, v| m.max(v.abs()));
+            let pad = 1e-6 * mag;
+            if c.iter().flatten().all(|v| v.is_finite()) {
+                (wx, wy) = ([lo(0) - pad, hi(0) + pad], [lo(1) - pad, hi(1) + pad]);
+            }
+        }
+        Self { ts, bx, by, wx, wy }
+    }
+
+    /// Maps `poly` (world units) to output pixels in `out`; returns whether Gymnasium draws it.
+    fn project<const N: usize>(&self, poly: &[[f64; 2]; N], out: &mut [[f32; 2]; N]) -> bool {
+        // Non-short-circuit `&`/`|`: branch-free, as most polygons are far away.
+        let inside = |p: [f64; 2], x: [f64; 2], y: [f64; 2]| {
+            (p[0] >= x[0]) & (p[0] <= x[1]) & (p[1] >= y[0]) & (p[1] <= y[1])
+        };
+        if !poly
+            .iter()
+            .fold(false, |any, &p| any | inside(p, self.wx, self.wy))
+        {
+            return false;
+        }
+        let mut visible = false;
+        for (o, &p) in out.iter_mut().zip(poly) {
+            let q = self.ts.apply(p);
+            visible |= inside(q, self.bx, self.by);
+            *o = [q[0] as f32, q[1] as f32];
+        }
+        visible
+    }
+}
+
+/// pygame's `draw.polygon` of an axis-aligned quad with corners `(xa, ya)`, `(xb, yb)`
+/// (window pixels): it truncates vertices and fills inclusively, so it covers the whole
+/// pixels `[trunc(min), trunc(max) + 1)`. Returns that rectangle scaled by `(sx, sy)` to
+/// output pixels, `[x0, y0, x1, y1]`.
+fn window_rect(xa: f64, ya: f64, xb: f64, yb: f64, sx: f64, sy: f64) -> [f64; 4] {
+    let x0 = xa.min(xb).trunc();
+    let x1 = (xa.max(xb).trunc() + 1.0).min(WINDOW_W);
+    let y0 = ya.min(yb).trunc();
+    let y1 = (ya.max(yb).trunc() + 1.0).min(WINDOW_H);
+    [x0 * sx, y0 * sy, x1 * sx, y1 * sy]
+}
+
+/// The black background of the indicator bar across the bottom, output pixels.
+fn indicator_background(sx: f64, sy: f64) -> [f64; 4] {
+    window_rect(
+        0.0,
+        WINDOW_H - 5.0 * WINDOW_H / 40.0,
+        WINDOW_W,
+        WINDOW_H,
+        sx,
+        sy,
+    )
+}
+
 /// A fixed-capacity string buffer, so formatting the score allocates nothing.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct ScoreText {
@@ -151,6 +235,10 @@ impl Renderer {
         );
         let canvas = &mut self.canvas;
         canvas.resize(width, height);
+        let (sx, sy) = (width as f64 / WINDOW_W, height as f64 / WINDOW_H);
+        // The indicator bar, drawn last, hides the rows beneath it: skip drawing them.
+        let [x0, y0, x1, y1] = indicator_background(sx, sy);
+        canvas.set_clip_rows(canvas.opaque_rows_from(x0, y0, x1, y1));
 
         // Camera (Gymnasium's `_render`): rotate by -hull angle, zoom in over the first second,
         // keep the car at (W/2, H/4) of the (not yet flipped) window.
@@ -166,21 +254,18 @@ impl Renderer {
             ));
         // pygame truncates vertices and fills pixels inclusively, which on average is the
         // continuous polygon itself with pixel (i, j) spanning [i, i+1): no half-pixel shift.
-        let (sx, sy) = (width as f64 / WINDOW_W, height as f64 / WINDOW_H);
         let window_to_out = Transform::flip_y(WINDOW_H).then(&Transform::from_scale(sx, sy));
         let ts = world_to_window.then(&window_to_out);
 
         // Gymnasium's clip test: draw a polygon if any vertex lies within MAX_SHAPE_DIM of the
         // window. Checked in output pixels (the flip keeps the box symmetric).
         let m = max_shape_dim();
-        let (bx0, bx1) = (-m * sx, (WINDOW_W + m) * sx);
-        let (by0, by1) = (-m * sy, (WINDOW_H + m) * sy);
-        let visible = |pts: &[[f64; 2]]| {
-            pts.iter().any(|&p| {
-                let q = ts.apply(p);
-                (bx0..=bx1).contains(&q[0]) && (by0..=by1).contains(&q[1])
-            })
-        };
+        let cull = Culler::new(
+            ts,
+            [-m * sx, (WINDOW_W + m) * sx],
+            [-m * sy, (WINDOW_H + m) * sy],
+        );
+        let mut px = [[0.0f32; 2]; 4];
         // Float colours reach SDL as truncated integers.
         let trunc = |c: [f64; 3]| {
             [
@@ -193,23 +278,38 @@ impl Renderer {
         // Background field (never clipped), then the grass squares as one layer.
         let b = PLAYFIELD;
         let field = [[b, b], [b, -b], [-b, -b], [-b, b]];
-        if !canvas.covers_canvas(&field, &ts) {
+        if canvas.covers_canvas(&field, &ts) {
+            canvas.clear(trunc(view.bg_color));
+        } else {
             // The window starts black; only needed where the field does not fill the frame.
             canvas.clear([0.0; 3]);
+            canvas.push_polygon(&field, &ts, trunc(view.bg_color));
+            canvas.composite_layer();
         }
-        canvas.fill_polygon(&field, &ts, trunc(view.bg_color));
         let grass = trunc(view.grass_color);
+        // Whole grid columns and rows of squares with no vertex near the view are skipped
+        // before looking at single squares.
+        let near = |v: f64, range: [f64; 2]| {
+            (range[0]..=range[1]).contains(&v) || (range[0]..=range[1]).contains(&(v + GRASS_DIM))
+        };
         for gx in (-20..20).step_by(2) {
+            let x = GRASS_DIM * gx as f64;
+            if !near(x, cull.wx) {
+                continue;
+            }
             for gy in (-20..20).step_by(2) {
-                let (x, y) = (GRASS_DIM * gx as f64, GRASS_DIM * gy as f64);
+                let y = GRASS_DIM * gy as f64;
+                if !near(y, cull.wy) {
+                    continue;
+                }
                 let poly = [
                     [x + GRASS_DIM, y],
                     [x, y],
                     [x, y + GRASS_DIM],
                     [x + GRASS_DIM, y + GRASS_DIM],
                 ];
-                if visible(&poly) {
-                    canvas.push_polygon(&poly, &ts, grass);
+                if cull.project(&poly, &mut px) {
+                    canvas.push_pixel_polygon(&px, grass);
                 }
             }
         }
@@ -217,9 +317,9 @@ impl Renderer {
 
         // Road tiles and kerbs abut: one layer, so shared edges never show the grass.
         for rp in view.road {
-            if visible(&rp.vertices) {
+            if cull.project(&rp.vertices, &mut px) {
                 let c = rp.color;
-                canvas.push_polygon(&rp.vertices, &ts, [c[0] as f32, c[1] as f32, c[2] as f32]);
+                canvas.push_pixel_polygon(&px, [c[0] as f32, c[1] as f32, c[2] as f32]);
             }
         }
         canvas.composite_layer();
@@ -241,6 +341,7 @@ impl Renderer {
         }
 
         draw_car(canvas, view.car, &ts);
+        canvas.set_clip_rows(height);
         draw_indicators(canvas, &view.indicators, sx, sy);
 
         // Score: f"{reward:04.0f}" centred at (60, H - H·2.5/40), white on black, no AA off.
@@ -339,14 +440,12 @@ fn draw_indicators(canvas: &mut Canvas, ind: &Indicators, sx: f64, sy: f64) {
     let (w, h) = (WINDOW_W, WINDOW_H);
     let s = w / 40.0;
     let hh = h / 40.0;
+    let [x0, y0, x1, y1] = indicator_background(sx, sy);
+    canvas.fill_rect(x0, y0, x1, y1, [0.0; 3]);
     let mut rect = |xa: f64, ya: f64, xb: f64, yb: f64, color: [f32; 3]| {
-        let x0 = xa.min(xb).trunc();
-        let x1 = (xa.max(xb).trunc() + 1.0).min(w);
-        let y0 = ya.min(yb).trunc();
-        let y1 = (ya.max(yb).trunc() + 1.0).min(h);
-        canvas.fill_rect(x0 * sx, y0 * sy, x1 * sx, y1 * sy, color);
+        let [x0, y0, x1, y1] = window_rect(xa, ya, xb, yb, sx, sy);
+        canvas.fill_rect(x0, y0, x1, y1, color);
     };
-    rect(0.0, h - 5.0 * hh, w, h, [0.0; 3]);
     let mut vertical = |place: f64, val: f64, value: f64, color: [f32; 3]| {
         if value.abs() > 1e-4 {
             rect(

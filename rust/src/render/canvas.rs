@@ -5,7 +5,7 @@
 //! `[x, x + 1) × [y, y + 1)`, y down); shapes take a [`Transform`] from the caller's space so
 //! one scene description draws at any resolution.
 
-use super::raster::Accumulator;
+use super::raster::{Accumulator, Span};
 use super::transform::Transform;
 
 /// How the working image (0–255 floats) becomes bytes.
@@ -62,11 +62,80 @@ impl Quantizer {
 pub struct Canvas {
     width: usize,
     height: usize,
-    /// Working image, 0–255 per channel, row-major.
+    /// Working image, 0–255 per channel, row-major. Only part of each row is current; `rows`
+    /// says which part and what the rest holds (see [`RowState`]).
     img: Vec<[f32; 3]>,
+    rows: Vec<RowState>,
+    /// Layers and clears draw rows `0..clip_rows` only; see [`Canvas::set_clip_rows`].
+    clip_rows: usize,
     acc: Accumulator,
     pts: Vec<[f32; 2]>,
     patch: GrayPatch,
+}
+
+/// What one row of the working image holds: pixels `lo..hi` are in the image, the others are
+/// `fill`, not yet written. A clear thus costs nothing until something is drawn over it, and
+/// pixels nothing was drawn over quantize as one value.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct RowState {
+    lo: usize,
+    hi: usize,
+    fill: [f32; 3],
+}
+
+impl RowState {
+    /// Extends the written range over `a..b` for the caller to write: fills any gap between
+    /// the old range and `a..b`, and returns the part of `a..b` already written (image
+    /// values). The rest of `a..b` holds `fill` and the caller must write all of it.
+    #[inline]
+    fn claim(&mut self, row: &mut [[f32; 3]], a: usize, b: usize) -> std::ops::Range<usize> {
+        if self.lo >= self.hi {
+            (self.lo, self.hi) = (a, b);
+            return a..a;
+        }
+        let old = self.lo..self.hi;
+        if b < old.start {
+            fill_px(&mut row[b..old.start], self.fill);
+        }
+        if a > old.end {
+            fill_px(&mut row[old.end..a], self.fill);
+        }
+        (self.lo, self.hi) = (old.start.min(a), old.end.max(b));
+        let lo = a.max(old.start).min(b);
+        lo..b.min(old.end).max(lo)
+    }
+
+    /// Composites one layer value `v` over pixels `a..b` of `row`.
+    fn blend_uniform(&mut self, row: &mut [[f32; 3]], a: usize, b: usize, v: [f32; 4]) {
+        let done = self.claim(row, a, b);
+        // Pixels still holding the fill all become one value.
+        let mut over_fill = self.fill;
+        blend(&mut over_fill, &v);
+        fill_px(&mut row[a..done.start], over_fill);
+        blend_uniform(&mut row[done.clone()], v);
+        fill_px(&mut row[done.end..b], over_fill);
+    }
+
+    /// Composites per-pixel layer values `vals` over pixels `a..a + vals.len()` of `row`.
+    fn blend_varying(&mut self, row: &mut [[f32; 3]], a: usize, vals: &[[f32; 4]]) {
+        let done = self.claim(row, a, a + vals.len());
+        for (x, v) in (a..).zip(vals) {
+            let d = &mut row[x];
+            if !done.contains(&x) {
+                *d = self.fill;
+            }
+            blend(d, v);
+        }
+    }
+
+    /// Makes pixels `a..b` of `row` (this row's image pixels) current; returns them.
+    #[inline]
+    fn write<'a>(&mut self, row: &'a mut [[f32; 3]], a: usize, b: usize) -> &'a mut [[f32; 3]] {
+        let done = self.claim(row, a, b);
+        fill_px(&mut row[a..done.start], self.fill);
+        fill_px(&mut row[done.end..b], self.fill);
+        &mut row[a..b]
+    }
 }
 
 /// An opaque grey image already area-averaged onto a canvas grid: per canvas pixel of the
@@ -180,16 +249,19 @@ impl Canvas {
         c
     }
 
-    /// Resizes to `width`×`height` pixels (contents become black); a no-op if unchanged.
+    /// Resizes to `width`×`height` pixels (contents become black) unless unchanged, and lifts
+    /// any row clip.
     pub fn resize(&mut self, width: usize, height: usize) {
-        if self.width == width && self.height == height && !self.img.is_empty() {
-            return;
+        if self.width != width || self.height != height || self.img.is_empty() {
+            self.width = width;
+            self.height = height;
+            self.img.clear();
+            self.img.resize(width * height, [0.0; 3]);
+            self.rows.clear();
+            self.rows.resize(height, RowState::default());
+            self.acc.resize(width, height);
         }
-        self.width = width;
-        self.height = height;
-        self.img.clear();
-        self.img.resize(width * height, [0.0; 3]);
-        self.acc.resize(width, height);
+        self.set_clip_rows(height);
     }
 
     /// Width, pixels.
@@ -203,13 +275,49 @@ impl Canvas {
     }
 
     /// The working image (0–255 floats, row-major RGB).
-    pub fn pixels(&self) -> &[[f32; 3]] {
+    pub fn pixels(&mut self) -> &[[f32; 3]] {
+        let w = self.width;
+        for (row, state) in self.img.chunks_exact_mut(w.max(1)).zip(&mut self.rows) {
+            state.write(row, 0, w);
+        }
         &self.img
     }
 
-    /// Fills the whole canvas with `color` (0–255 RGB).
+    /// Pixels `a..b` of row `y`, made current for drawing over.
+    fn row_mut(&mut self, y: usize, a: usize, b: usize) -> &mut [[f32; 3]] {
+        let w = self.width;
+        self.rows[y].write(&mut self.img[y * w..(y + 1) * w], a, b)
+    }
+
+    /// Fills the canvas (the rows within the clip) with `color` (0–255 RGB).
     pub fn clear(&mut self, color: [f32; 3]) {
-        self.img.fill(color);
+        for state in &mut self.rows[..self.clip_rows] {
+            *state = RowState {
+                lo: 0,
+                hi: 0,
+                fill: color,
+            };
+        }
+    }
+
+    /// Until called again, polygon layers and clears draw rows `0..rows` only: for when the
+    /// rows below are about to be painted over opaquely (see [`Canvas::opaque_rows_from`]),
+    /// so drawing them first would be wasted. `set_clip_rows(height)` lifts it.
+    pub fn set_clip_rows(&mut self, rows: usize) {
+        self.clip_rows = rows.min(self.height);
+        self.acc.clip_rows(self.clip_rows);
+    }
+
+    /// The first row from which [`Canvas::fill_rect`] of `[x0, x1) × [y0, y1)` paints every
+    /// pixel through the bottom edge with full coverage (its colour exactly, whatever lay
+    /// beneath); the height if it paints no such row.
+    pub fn opaque_rows_from(&self, x0: f64, y0: f64, x1: f64, y1: f64) -> usize {
+        let (w, h) = (self.width as f64, self.height as f64);
+        if x0 <= 0.0 && x1 >= w && y1 >= h && y0 >= 0.0 {
+            (y0.ceil() as usize).min(self.height)
+        } else {
+            self.height
+        }
     }
 
     /// Adds a polygon (points in the caller's space, mapped by `ts` to canvas pixels) to the
@@ -223,17 +331,22 @@ impl Canvas {
         self.acc.add_polygon(&self.pts, color);
     }
 
+    /// [`Canvas::push_polygon`] for points already in canvas pixels.
+    pub fn push_pixel_polygon(&mut self, pts: &[[f32; 2]], color: [f32; 3]) {
+        self.acc.add_polygon(pts, color);
+    }
+
     /// Composites the pending layer over the image (`dst = layer + (1 - coverage)·dst`).
     pub fn composite_layer(&mut self) {
         let w = self.width;
-        let img = &mut self.img;
-        self.acc.resolve(|x, y, c| {
-            // Pixels the layer does not touch have c == 0 and are left unchanged.
-            let d = &mut img[y * w + x];
-            let k = 1.0 - c[3];
-            d[0] = c[0] + k * d[0];
-            d[1] = c[1] + k * d[1];
-            d[2] = c[2] + k * d[2];
+        let (img, rows) = (&mut self.img, &mut self.rows);
+        // Pixels the layer does not touch are not reported and stay unchanged.
+        self.acc.resolve_spans(|x, y, span| {
+            let row = &mut img[y * w..(y + 1) * w];
+            match span {
+                Span::Varying(vals) => rows[y].blend_varying(row, x, vals),
+                Span::Uniform(n, v) => rows[y].blend_uniform(row, x, x + n, v),
+            }
         });
     }
 
@@ -282,15 +395,27 @@ impl Canvas {
         let overlap = |lo: f64, hi: f64, i: usize| {
             ((hi.min(i as f64 + 1.0) - lo.max(i as f64)).max(0.0)) as f32
         };
+        // Columns `full` lie wholly inside (overlap exactly 1); only the two ends are partial.
+        let cols = x0 as usize..(x1.ceil() as usize);
+        let full = (x0.ceil() as usize).min(cols.end)..(x1 as usize).max(cols.start);
+        let full = full.start..full.end.max(full.start);
         for y in y0 as usize..(y1.ceil() as usize) {
             let cy = overlap(y0, y1, y);
-            for x in x0 as usize..(x1.ceil() as usize) {
-                let a = cy * overlap(x0, x1, x);
-                let d = &mut self.img[y * self.width + x];
-                for ch in 0..3 {
-                    d[ch] += a * (color[ch] - d[ch]);
-                }
+            if cy == 1.0 && full == (0..self.width) {
+                // The whole row becomes exactly `color`: keep it as the row's fill.
+                self.rows[y] = RowState {
+                    lo: 0,
+                    hi: 0,
+                    fill: color,
+                };
+                continue;
             }
+            let row = self.row_mut(y, cols.start, cols.end);
+            let at = |x: usize| x - cols.start;
+            for x in (cols.start..full.start).chain(full.end..cols.end) {
+                cover(&mut row[at(x)..at(x) + 1], cy * overlap(x0, x1, x), color);
+            }
+            cover(&mut row[at(full.start)..at(full.end)], cy, color);
         }
     }
 
@@ -350,9 +475,8 @@ impl Canvas {
             return;
         }
         for r in 0..patch.h {
-            let row = (patch.y0 + r) * w + patch.x0;
             let src = r * patch.w..(r + 1) * patch.w;
-            let dst = &mut self.img[row..row + patch.w];
+            let dst = self.row_mut(patch.y0 + r, patch.x0, patch.x0 + patch.w);
             for ((d, &v), &c) in dst
                 .iter_mut()
                 .zip(&patch.value[src.clone()])
@@ -368,9 +492,80 @@ impl Canvas {
 
     /// Writes the image as RGB bytes (`height` rows of `width` pixels) into `out`.
     pub fn write_rgb8(&self, out: &mut [u8], q: Quantizer) {
-        for (o, &p) in out.iter_mut().zip(self.img.as_flattened()) {
-            *o = q.apply(p);
+        let w = self.width;
+        let rows = self.img.chunks_exact(w.max(1)).zip(&self.rows);
+        for ((src, state), dst) in rows.zip(out.chunks_exact_mut(3 * w.max(1))) {
+            let (lo, hi) = if state.lo < state.hi {
+                (state.lo, state.hi)
+            } else {
+                (w, w)
+            };
+            for (o, &p) in dst[3 * lo..3 * hi]
+                .iter_mut()
+                .zip(src[lo..hi].as_flattened())
+            {
+                *o = q.apply(p);
+            }
+            // Pixels never drawn over hold the row's fill: quantize it once.
+            let fill = state.fill.map(|v| q.apply(v));
+            for o in dst[..3 * lo].chunks_exact_mut(3) {
+                o.copy_from_slice(&fill);
+            }
+            for o in dst[3 * hi..].chunks_exact_mut(3) {
+                o.copy_from_slice(&fill);
+            }
         }
+    }
+}
+
+/// Paints `color` over `px` with coverage `a`: `d += a·(color - d)`, and exactly `color` where
+/// `a` is 1 (see [`Canvas::opaque_rows_from`]).
+fn cover(px: &mut [[f32; 3]], a: f32, color: [f32; 3]) {
+    if a == 1.0 {
+        px.fill(color);
+        return;
+    }
+    for d in px {
+        for ch in 0..3 {
+            d[ch] += a * (color[ch] - d[ch]);
+        }
+    }
+}
+
+/// Fills `px` with `color`, four pixels (twelve floats) at a time so the stores vectorize.
+fn fill_px(px: &mut [[f32; 3]], color: [f32; 3]) {
+    let pattern: [f32; 12] = std::array::from_fn(|i| color[i % 3]);
+    let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
+    for q in &mut quads {
+        q.copy_from_slice(&pattern);
+    }
+    let rest = quads.into_remainder();
+    let n = rest.len();
+    rest.copy_from_slice(&pattern[..n]);
+}
+
+/// `dst = v + (1 - coverage)·dst` for one pixel, `v = [r·a, g·a, b·a, a]`.
+#[inline]
+fn blend(d: &mut [f32; 3], v: &[f32; 4]) {
+    let k = 1.0 - v[3];
+    d[0] = v[0] + k * d[0];
+    d[1] = v[1] + k * d[1];
+    d[2] = v[2] + k * d[2];
+}
+
+/// [`blend`] of one value into a run of pixels. Works on four pixels (twelve floats) at a
+/// time so the interleaved channels vectorize; the arithmetic per channel is the same.
+fn blend_uniform(px: &mut [[f32; 3]], v: [f32; 4]) {
+    let k = 1.0 - v[3];
+    let pattern: [f32; 12] = std::array::from_fn(|i| v[i % 3]);
+    let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
+    for q in &mut quads {
+        for (d, &c) in q.iter_mut().zip(&pattern) {
+            *d = c + k * *d;
+        }
+    }
+    for (d, &c) in quads.into_remainder().iter_mut().zip(&pattern) {
+        *d = c + k * *d;
     }
 }
 
@@ -415,7 +610,8 @@ mod tests {
     fn rect_coverage_is_exact() {
         let mut c = Canvas::new(4, 4);
         c.fill_rect(0.5, 1.0, 3.0, 2.25, [255.0; 3]);
-        let g = |x: usize, y: usize| c.pixels()[y * 4 + x][0];
+        let px = c.pixels().to_vec();
+        let g = |x: usize, y: usize| px[y * 4 + x][0];
         assert_eq!(g(0, 1), 127.5);
         assert_eq!(g(1, 1), 255.0);
         assert_eq!(g(1, 2), 63.75);
@@ -447,5 +643,36 @@ mod tests {
             Quantizer::pygame_smoothscale(1000, 800, 1000, 800).apply(101.6),
             102
         );
+    }
+
+    #[test]
+    fn lazy_rows_read_and_quantize_as_drawn() {
+        let mut c = Canvas::new(5, 3);
+        c.clear([40.0, 50.0, 60.0]);
+        c.fill_polygon(
+            &[[1.5, 1.0], [3.0, 1.0], [3.0, 2.0], [1.5, 2.0]],
+            &ID,
+            [200.0, 0.0, 0.0],
+        );
+        c.fill_rect(0.0, 2.0, 5.0, 3.0, [9.0; 3]);
+        let q = Quantizer::round();
+        let mut out = vec![0u8; 5 * 3 * 3];
+        c.write_rgb8(&mut out, q);
+        let px = c.pixels().to_vec();
+        let expect: Vec<u8> = px.as_flattened().iter().map(|&v| q.apply(v)).collect();
+        assert_eq!(out, expect);
+        assert_eq!(px[0], [40.0, 50.0, 60.0]);
+        assert_eq!(px[5 + 1], [120.0, 25.0, 30.0]);
+        assert_eq!(px[5 + 2], [200.0, 0.0, 0.0]);
+        assert_eq!(px[5 + 4], [40.0, 50.0, 60.0]);
+        assert_eq!(px[10], [9.0; 3]);
+    }
+
+    #[test]
+    fn opaque_rect_hides_rows_below_its_top() {
+        let c = Canvas::new(4, 10);
+        assert_eq!(c.opaque_rows_from(0.0, 7.5, 4.0, 10.0), 8);
+        assert_eq!(c.opaque_rows_from(0.5, 7.5, 4.0, 10.0), 10);
+        assert_eq!(c.opaque_rows_from(0.0, 7.0, 4.0, 9.0), 10);
     }
 }

@@ -14,5 +14,5 @@ pub mod raster;
 pub mod transform;
 
 pub use canvas::{Canvas, GrayPatch, Quantizer};
-pub use raster::Accumulator;
+pub use raster::{Accumulator, Span};
 pub use transform::Transform;

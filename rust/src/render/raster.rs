@@ -4,6 +4,10 @@
 //! sweeps; a running sum along each row then yields every pixel's exact coverage. Cells carry
 //! colour-weighted coverage `[r·a, g·a, b·a, a]`, so a whole layer of abutting polygons with
 //! different colours resolves in one pass without leaking what lies below at shared edges.
+//!
+//! A bit per cell records where edges deposited. Between such cells the running sum cannot
+//! change, so resolving reports those stretches (polygon interiors, empty space) as uniform
+//! spans instead of summing cell by cell; the numbers are the same either way.
 
 /// `ceil` of a non-negative value as an index, without a libm call.
 #[inline]
@@ -16,14 +20,98 @@ fn ceil_usize(v: f32) -> usize {
     }
 }
 
+/// Sets bits `lo..=hi` of a row's touched-cell mask.
+#[inline]
+fn mark(words: &mut [u64], lo: usize, hi: usize) {
+    let (wl, wh) = (lo / 64, hi / 64);
+    let lo_mask = !0u64 << (lo % 64);
+    let hi_mask = !0u64 >> (63 - hi % 64);
+    if wl == wh {
+        words[wl] |= lo_mask & hi_mask;
+    } else {
+        words[wl] |= lo_mask;
+        words[wl + 1..wh].fill(!0);
+        words[wh] |= hi_mask;
+    }
+}
+
+/// Index of the first bit at or after `from` that is set (`want == true`) or clear, if any.
+#[inline]
+fn next_bit(words: &[u64], from: usize, want: bool) -> Option<usize> {
+    let flip = if want { 0 } else { !0u64 };
+    let mut i = from / 64;
+    let mut w = (*words.get(i)? ^ flip) & (!0u64 << (from % 64));
+    loop {
+        if w != 0 {
+            return Some(i * 64 + w.trailing_zeros() as usize);
+        }
+        i += 1;
+        w = *words.get(i)? ^ flip;
+    }
+}
+
+/// Adds `k` times the colour weight `wgt` to one cell.
+#[inline]
+fn deposit(cell: &mut [f32; 4], wgt: [f32; 4], k: f32) {
+    cell[0] += wgt[0] * k;
+    cell[1] += wgt[1] * k;
+    cell[2] += wgt[2] * k;
+    cell[3] += wgt[3] * k;
+}
+
+/// Deposits the signed height `d` of an edge that crosses `cells` (three or more, the last
+/// one right of the edge) within one row: `xaf` is where it enters the first cell and `xbf`
+/// where it leaves the second-last (fractions of a pixel), `s` is `1 / (xb - xa)` (pixels⁻¹).
+#[inline]
+fn deposit_span(cells: &mut [[f32; 4]], wgt: [f32; 4], d: f32, xaf: f32, xbf: f32, s: f32) {
+    let n = cells.len();
+    let a0 = 0.5 * s * (1.0 - xaf) * (1.0 - xaf);
+    let am = 0.5 * s * xbf * xbf;
+    deposit(&mut cells[0], wgt, d * a0);
+    if n == 3 {
+        deposit(&mut cells[1], wgt, d * (1.0 - a0 - am));
+    } else {
+        let a1 = s * (1.5 - xaf);
+        deposit(&mut cells[1], wgt, d * (a1 - a0));
+        for c in &mut cells[2..n - 2] {
+            deposit(c, wgt, d * s);
+        }
+        let a2 = a1 + (n - 4) as f32 * s;
+        deposit(&mut cells[n - 2], wgt, d * (1.0 - a2 - am));
+    }
+    deposit(&mut cells[n - 1], wgt, d * am);
+}
+
+/// Gaps between touched cells shorter than this (pixels) are summed through rather than
+/// reported as their own span: a span costs more than a few cells.
+const MIN_UNIFORM_SPAN: usize = 12;
+
+/// One horizontal run of resolved pixels, as [`Accumulator::resolve_spans`] reports it. Each
+/// value is `[r·a, g·a, b·a, a]` with `a` the coverage (0–1) and `r, g, b` in 0–255.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Span<'a> {
+    /// Consecutive pixels, one value each.
+    Varying(&'a [[f32; 4]]),
+    /// `n` consecutive pixels sharing one value (no edge crosses them).
+    Uniform(usize, [f32; 4]),
+}
+
 /// Accumulates polygons at pixel resolution. Coordinates are pixels; pixel `(x, y)` spans
 /// `[x, x + 1) × [y, y + 1)`.
 #[derive(Debug, Clone, Default)]
 pub struct Accumulator {
     width: usize,
     height: usize,
+    /// Rows that accept polygons (`0..rows`, at most `height`); see [`Accumulator::clip_rows`].
+    rows: usize,
     /// Row stride `width + 2`: edges clamped to the right border deposit into two spare cells.
     cells: Vec<[f32; 4]>,
+    /// One bit per cell, `words` u64 per row: set where an edge deposited since the last
+    /// resolve. Every cell outside it is zero.
+    touched: Vec<u64>,
+    words: usize,
+    /// Scratch: resolved values of one varying run.
+    run: Vec<[f32; 4]>,
     /// Dirty bounding box (cells), so resolving touches only what was drawn.
     x_min: usize,
     x_max: usize,
@@ -41,11 +129,26 @@ impl Accumulator {
 
     /// Resizes (and clears) the grid; reuses the allocation when it is large enough.
     pub fn resize(&mut self, width: usize, height: usize) {
+        let stride = width + 2;
         self.width = width;
         self.height = height;
+        self.rows = height;
         self.cells.clear();
-        self.cells.resize((width + 2) * height, [0.0; 4]);
+        self.cells.resize(stride * height, [0.0; 4]);
+        self.words = stride.div_ceil(64);
+        self.touched.clear();
+        self.touched.resize(self.words * height, 0);
+        self.run.clear();
+        self.run.resize(stride, [0.0; 4]);
         self.reset_bbox();
+    }
+
+    /// Restricts the polygons added from now on to rows `0..rows` (clamped to the height), as
+    /// if the grid ended there; `clip_rows(height)` lifts it. Rows are independent, so the rows
+    /// kept resolve exactly as without the clip. Call it between layers.
+    pub fn clip_rows(&mut self, rows: usize) {
+        debug_assert!(self.is_empty(), "clip_rows() with a layer pending");
+        self.rows = rows.min(self.height);
     }
 
     fn reset_bbox(&mut self) {
@@ -91,7 +194,7 @@ impl Accumulator {
         }
         // Cheap cull: a closed polygon entirely left of, right of, above or below the grid
         // covers no pixel (left of it, its winding cancels before column 0).
-        let (w, h) = (self.width as f32, self.height as f32);
+        let (w, h) = (self.width as f32, self.rows as f32);
         if area2 == 0.0 || lo_x >= w || hi_x <= 0.0 || hi_y <= 0.0 || lo_y >= h || lo_y >= hi_y {
             return;
         }
@@ -103,7 +206,7 @@ impl Accumulator {
         self.y_min = self.y_min.min(lo_y.max(0.0) as usize);
         self.y_max = self
             .y_max
-            .max(ceil_usize(hi_y).min(self.height).saturating_sub(1));
+            .max(ceil_usize(hi_y).min(self.rows).saturating_sub(1));
         for i in 0..n {
             self.add_line(pts[i], pts[(i + 1) % n], wgt);
         }
@@ -118,6 +221,11 @@ impl Accumulator {
         }
         // Split at the vertical borders so each piece lies within one clamp regime.
         let (x0, x1) = (p0[0], p1[0]);
+        if x0 >= w && x1 >= w {
+            // Clamped to the right border, it would only deposit into the spare cells, which
+            // no pixel's coverage sums.
+            return;
+        }
         for border in [0.0, w] {
             if (x0 < border && x1 > border) || (x0 > border && x1 < border) {
                 let t = (border - x0) / (x1 - x0);
@@ -139,26 +247,25 @@ impl Accumulator {
         } else {
             (-1.0f32, p1, p0)
         };
-        let stride = self.width + 2;
+        let y_start = p0[1].max(0.0) as usize;
+        let y_end = ceil_usize(p1[1].max(0.0)).min(self.rows);
+        if y_start >= y_end {
+            return;
+        }
+        let (stride, words, w) = (self.width + 2, self.words, self.width as f32);
         let dxdy = (p1[0] - p0[0]) / (p1[1] - p0[1]);
         let mut x = p0[0];
         if p0[1] < 0.0 {
             x -= p0[1] * dxdy;
         }
-        let y_start = p0[1].max(0.0) as usize;
-        let y_end = ceil_usize(p1[1].max(0.0)).min(self.height);
-        let cells = &mut self.cells;
-        let mut add = |i: usize, k: f32| {
-            let c = &mut cells[i];
-            c[0] += wgt[0] * k;
-            c[1] += wgt[1] * k;
-            c[2] += wgt[2] * k;
-            c[3] += wgt[3] * k;
-        };
-        for y in y_start..y_end {
-            let row = y * stride;
-            let dy = ((y + 1) as f32).min(p1[1]) - (y as f32).max(p0[1]);
-            let xnext = (x + dxdy * dy).clamp(0.0, self.width as f32);
+        let rows = self.cells[y_start * stride..y_end * stride].chunks_exact_mut(stride);
+        let masks = self.touched[y_start * words..y_end * words].chunks_exact_mut(words);
+        // Row tops as f32, stepped exactly (integers), instead of converting each row index.
+        let mut top = y_start as f32;
+        for (cells, mask) in rows.zip(masks) {
+            let dy = (top + 1.0).min(p1[1]) - top.max(p0[1]);
+            top += 1.0;
+            let xnext = (x + dxdy * dy).clamp(0.0, w);
             let d = dy * dir;
             let (xa, xb) = if x < xnext { (x, xnext) } else { (xnext, x) };
             // x is clamped non-negative, so truncating casts are floor/ceil (and far cheaper
@@ -166,64 +273,105 @@ impl Accumulator {
             let xai = xa as usize;
             let xa_floor = xai as f32;
             let xbi = ceil_usize(xb);
-            let xb_ceil = xbi as f32;
             if xbi <= xai + 1 {
                 // The edge stays within one pixel column in this row.
                 let xmf = 0.5 * (x + xnext) - xa_floor;
-                add(row + xai, d - d * xmf);
-                add(row + xai + 1, d * xmf);
+                let pair = &mut cells[xai..xai + 2];
+                deposit(&mut pair[0], wgt, d - d * xmf);
+                deposit(&mut pair[1], wgt, d * xmf);
+                mark(mask, xai, xai + 1);
             } else {
+                let (xaf, xbf) = (xa - xa_floor, xb - xbi as f32 + 1.0);
                 let s = (xb - xa).recip();
-                let xaf = xa - xa_floor;
-                let a0 = 0.5 * s * (1.0 - xaf) * (1.0 - xaf);
-                let xbf = xb - xb_ceil + 1.0;
-                let am = 0.5 * s * xbf * xbf;
-                add(row + xai, d * a0);
-                if xbi == xai + 2 {
-                    add(row + xai + 1, d * (1.0 - a0 - am));
-                } else {
-                    let a1 = s * (1.5 - xaf);
-                    add(row + xai + 1, d * (a1 - a0));
-                    for xi in xai + 2..xbi - 1 {
-                        add(row + xi, d * s);
-                    }
-                    let a2 = a1 + (xbi - xai - 3) as f32 * s;
-                    add(row + xbi - 1, d * (1.0 - a2 - am));
-                }
-                add(row + xbi, d * am);
+                deposit_span(&mut cells[xai..=xbi], wgt, d, xaf, xbf, s);
+                mark(mask, xai, xbi);
             }
             x = xnext;
         }
     }
 
-    /// Resolves the accumulated layer: calls `f(x, y, [r, g, b, a])` for every pixel of the
-    /// dirty box (uncovered ones included, with `a` ≈ 0) with its colour-weighted coverage
-    /// (`a` clamped to 1, colour renormalised where overlapping polygons summed past full
-    /// coverage), then clears the accumulator.
-    pub fn resolve(&mut self, mut f: impl FnMut(usize, usize, [f32; 4])) {
+    /// Resolves the accumulated layer span by span, then clears the accumulator. Calls
+    /// `f(x, y, span)` for runs of pixels of row `y` starting at column `x`, left to right,
+    /// within the dirty box; pixels not reported have zero coverage. Values are the
+    /// colour-weighted coverage `[r·a, g·a, b·a, a]`, with `a` clamped to 1 and the colour
+    /// renormalised where overlapping polygons summed past full coverage.
+    pub fn resolve_spans(&mut self, mut f: impl FnMut(usize, usize, Span<'_>)) {
         if self.is_empty() {
             return;
         }
         let stride = self.width + 2;
         let (x0, x1) = (self.x_min, self.x_max.min(self.width));
+        // Reports pixels `lo..hi` clipped to the dirty columns.
+        let clip = |lo: usize, hi: usize| (lo.max(x0), hi.min(x1));
         for y in self.y_min..=self.y_max {
-            let row = &mut self.cells[y * stride..(y + 1) * stride];
+            let words = &mut self.touched[y * self.words..(y + 1) * self.words];
+            let cells = &mut self.cells[y * stride..(y + 1) * stride];
             let mut s = [0.0f32; 4];
-            for (x, cell) in row.iter_mut().enumerate().take(x1 + 2).skip(x0) {
-                s[0] += cell[0];
-                s[1] += cell[1];
-                s[2] += cell[2];
-                s[3] += cell[3];
-                *cell = [0.0; 4];
-                if x < x1 {
-                    // Branch-free renormalisation keeps this loop vectorizable.
-                    let k = 1.0 / s[3].max(1.0);
-                    f(x, y, [s[0] * k, s[1] * k, s[2] * k, s[3] * k]);
+            // `x`: first pixel not yet reported; untouched cells before a run hold zero, so
+            // the running sum `s` is constant from `x` up to it.
+            let mut x = 0;
+            while let Some(a) = next_bit(words, x, true) {
+                let mut b = next_bit(words, a, false).unwrap_or(stride);
+                while let Some(next) = next_bit(words, b, true) {
+                    if next >= b + MIN_UNIFORM_SPAN {
+                        break;
+                    }
+                    b = next_bit(words, next, false).unwrap_or(stride);
                 }
+                let (lo, hi) = clip(x, a);
+                if lo < hi && s != [0.0; 4] {
+                    f(lo, y, Span::Uniform(hi - lo, renormalise(s)));
+                }
+                for (cell, out) in cells[a..b].iter_mut().zip(&mut self.run) {
+                    s[0] += cell[0];
+                    s[1] += cell[1];
+                    s[2] += cell[2];
+                    s[3] += cell[3];
+                    *cell = [0.0; 4];
+                    *out = renormalise(s);
+                }
+                let (lo, hi) = clip(a, b);
+                if lo < hi {
+                    f(lo, y, Span::Varying(&self.run[lo - a..hi - a]));
+                }
+                x = b;
             }
+            let (lo, hi) = clip(x, stride);
+            if lo < hi && s != [0.0; 4] {
+                f(lo, y, Span::Uniform(hi - lo, renormalise(s)));
+            }
+            words.fill(0);
         }
         self.reset_bbox();
     }
+
+    /// [`Accumulator::resolve_spans`] pixel by pixel: calls `f(x, y, [r·a, g·a, b·a, a])`
+    /// for every pixel with non-zero coverage (and possibly some with zero).
+    pub fn resolve(&mut self, mut f: impl FnMut(usize, usize, [f32; 4])) {
+        self.resolve_spans(|x, y, span| match span {
+            Span::Varying(vals) => {
+                for (i, &v) in vals.iter().enumerate() {
+                    f(x + i, y, v);
+                }
+            }
+            Span::Uniform(n, v) => {
+                for i in 0..n {
+                    f(x + i, y, v);
+                }
+            }
+        });
+    }
+}
+
+/// A running sum `[r·a, g·a, b·a, a]` with `a` clamped to 1 (colour scaled alike).
+#[inline]
+fn renormalise(s: [f32; 4]) -> [f32; 4] {
+    if s[3] <= 1.0 {
+        // The common case: scaling by 1 would change nothing, so skip the division.
+        return s;
+    }
+    let k = 1.0 / s[3];
+    [s[0] * k, s[1] * k, s[2] * k, s[3] * k]
 }
 
 #[cfg(test)]
@@ -281,5 +429,39 @@ mod tests {
         for y in 0..4 {
             assert_eq!(&cov[y * 4..y * 4 + 4], &[1.0, 1.0, 0.5, 0.0]);
         }
+    }
+
+    #[test]
+    fn interior_resolves_as_one_uniform_span() {
+        let mut acc = Accumulator::new(24, 4);
+        acc.add_polygon(
+            &[[1.5, 0.5], [20.5, 0.5], [20.5, 3.0], [1.5, 3.0]],
+            [10.0, 20.0, 30.0],
+        );
+        let mut spans = Vec::new();
+        acc.resolve_spans(|x, y, span| {
+            if let Span::Uniform(n, v) = span {
+                spans.push((x, y, n, v));
+            }
+        });
+        // Rows 1 and 2: columns 3..20 (between the cells the side edges touch) are one fully
+        // covered span each.
+        for y in 1..3 {
+            assert!(
+                spans.contains(&(3, y, 17, [10.0, 20.0, 30.0, 1.0])),
+                "{spans:?}"
+            );
+        }
+        assert!(acc.is_empty() && coverage(&mut acc).iter().all(|&c| c == 0.0));
+    }
+
+    #[test]
+    fn clipped_rows_receive_nothing() {
+        let mut acc = Accumulator::new(4, 4);
+        acc.clip_rows(2);
+        acc.add_polygon(&[[0.5, 0.0], [3.5, 0.0], [3.5, 4.0], [0.5, 4.0]], [1.0; 3]);
+        let cov = coverage(&mut acc);
+        assert_eq!(&cov[..8], &[0.5, 1.0, 1.0, 0.5, 0.5, 1.0, 1.0, 0.5]);
+        assert!(cov[8..].iter().all(|&c| c == 0.0));
     }
 }

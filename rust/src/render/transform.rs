@@ -89,6 +89,23 @@ impl Transform {
         }
     }
 
+    /// The inverse map, if the linear part is invertible (and finite).
+    pub fn inverse(&self) -> Option<Transform> {
+        let det = self.sx * self.sy - self.kx * self.ky;
+        if det == 0.0 || !det.is_finite() {
+            return None;
+        }
+        let (sx, kx, ky, sy) = (self.sy / det, -self.kx / det, -self.ky / det, self.sx / det);
+        Some(Transform {
+            sx,
+            kx,
+            ky,
+            sy,
+            tx: -(sx * self.tx + kx * self.ty),
+            ty: -(ky * self.tx + sy * self.ty),
+        })
+    }
+
     /// Maps point `p`.
     #[inline]
     pub fn apply(&self, p: [f64; 2]) -> [f64; 2] {
@@ -110,6 +127,17 @@ mod tests {
             .then(&Transform::from_translate(1.0, 1.0));
         let p = t.apply([1.0, 0.0]);
         assert!((p[0] - 1.0).abs() < 1e-12 && (p[1] - 4.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn inverse_undoes() {
+        let t = Transform::from_rotate(0.7)
+            .then(&Transform::from_scale(16.2, 16.2))
+            .then(&Transform::from_translate(500.0, 200.0))
+            .then(&Transform::flip_y(800.0));
+        let p = t.inverse().unwrap().apply(t.apply([3.5, -120.25]));
+        assert!((p[0] - 3.5).abs() < 1e-9 && (p[1] + 120.25).abs() < 1e-9);
+        assert!(Transform::from_scale(0.0, 1.0).inverse().is_none());
     }
 
     #[test]
