@@ -100,7 +100,7 @@ def _fake_worker(kind, params, timeout):
 def _synthetic_doc(trials: int = 3) -> dict:
     config = harness.Config(trials=trials, threads=(1, 2), env_threads=2).resolved()
     measurements = harness.run_plan(
-        harness.plan(config), trials, progress=None, worker=_fake_worker
+        harness.plan(config), trials, progress=None, worker=_fake_worker, retry_s=0.0
     )
     rows = [harness._row(m) for m in measurements]
     cfg = {k: list(v) if isinstance(v, tuple) else v for k, v in vars(config).items()}
@@ -126,7 +126,9 @@ def test_run_plan_alternates_and_skips_failures():
         return _fake_worker(kind, params, timeout)
 
     config = harness.Config(trials=3, sections=("single",))
-    measurements = harness.run_plan(harness.plan(config), 3, progress=None, worker=worker)
+    measurements = harness.run_plan(
+        harness.plan(config), 3, progress=None, worker=worker, retry_s=None
+    )
     # Trials alternate order; the failing system runs once, then is skipped, not retried.
     forward = ["ours-gym", "ours-raw", "gymnasium", "envpool"]
     assert calls == [*forward, "reinfors", *reversed(forward), *forward]
@@ -141,6 +143,23 @@ def test_run_plan_alternates_and_skips_failures():
         "max": 1000.0,
         "n": 3,
     }
+
+
+def test_run_plan_retries_a_transient_failure_once():
+    calls = []
+
+    def flaky(kind, params, timeout):
+        calls.append(params["variant"])
+        if len(calls) == 1:
+            return {"error": "ImportError: extension being rebuilt"}
+        return {"steps_per_s": 1.0}
+
+    config = harness.Config(trials=1, systems=("ours",), sections=("single",))
+    measurements = harness.run_plan(
+        harness.plan(config), 1, progress=None, worker=flaky, retry_s=0.0
+    )
+    assert calls == ["ours-gym", "ours-gym", "ours-raw"]
+    assert all(m.skipped is None and len(m.trials) == 1 for m in measurements)
 
 
 def test_json_schema_round_trip(tmp_path):

@@ -321,8 +321,11 @@ def run_plan(
     trials: int,
     progress: Callable[[str], None] | None = print,
     worker: Callable[[str, dict[str, Any], float], dict[str, Any]] = run_worker,
+    retry_s: float | None = 5.0,
 ) -> list[Measurement]:
-    """Runs every measurement `trials` times, section by section, alternating the order."""
+    """Runs every measurement `trials` times, section by section, alternating the order. A
+    failed trial is retried once after `retry_s` seconds (None: no retry), then the
+    measurement is reported as skipped."""
     say = progress or (lambda _msg: None)
     for m in measurements:
         missing = missing_requirement(m.variant)
@@ -340,6 +343,10 @@ def run_plan(
                 done += 1
                 start = time.perf_counter()
                 out = worker(m.kind, {"variant": m.variant, **m.params}, m.timeout)
+                if "error" in out and retry_s is not None:
+                    # A failure may be transient (e.g. the extension being rebuilt): retry once.
+                    time.sleep(retry_s)
+                    out = worker(m.kind, {"variant": m.variant, **m.params}, m.timeout)
                 took = time.perf_counter() - start
                 head = f"[{done:3d}/{total}] {m.id}  trial {trial + 1}/{trials}"
                 if "skipped" in out or "error" in out:
@@ -388,7 +395,7 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
     out: list[dict[str, Any]] = []
 
-    def add(what: str, ours: dict | None, anchor: dict | None) -> None:
+    def add(what: str, ours: dict | None, anchor: dict | None, meaning: str = "") -> None:
         if ours is None or anchor is None:
             return
         section = SECTIONS[ours["section"]]
@@ -404,7 +411,7 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "anchor_median": a,
                 "unit": section.unit,
                 "ratio": ratio(o, a, section.higher_is_better),
-                "meaning": "faster" if section.higher_is_better else "less",
+                "meaning": meaning or ("faster" if section.higher_is_better else "less"),
             }
         )
 
@@ -418,7 +425,8 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for r in live:
         if r["section"] == "threads" and r["family"] != "ours":
             p = r["params"]
-            what = f"vector, {p['num_envs']} envs, {p['threads']} threads: vs {r['label']}"
+            threads = f"{p['threads']} thread" + ("s" if p["threads"] != 1 else "")
+            what = f"vector, {p['num_envs']} envs, {threads}: vs {r['label']}"
             if r["variant"] == "gymnasium-async":
                 what = (
                     f"vector, {p['num_envs']} envs, {p['threads']} cores: vs {r['label']} "
@@ -448,6 +456,7 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "Engine records/s vs our raw vector env steps/s (share kept)",
         find("collector", "ours-engine"),
         find("collector", "ours-vector-discrete"),
+        meaning="of the raw env's rate",
     )
     return out
 
