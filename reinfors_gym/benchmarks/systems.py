@@ -373,14 +373,20 @@ def _our_engine(games: int, threads: int):
 
 def collector(variant: str, games: int, threads: int, size: int, seconds: float) -> dict:
     """Records/s of a PPO collector with a zero-cost `infer` (both engines discrete), or env
-    steps/s of our raw vector env at the same games and threads."""
+    steps/s of our raw vector env at the same games and threads and the same (CHW) frame
+    layout as the engine's default, so the comparison isolates the collector's own cost."""
     if variant == "ours-vector-discrete":
         import numpy as np
 
         import reinfors_gym
 
         env = reinfors_gym.CarRacingVectorEnv(
-            games, num_threads=threads, continuous=False, copy=False, autoreset_mode="SameStep"
+            games,
+            num_threads=threads,
+            continuous=False,
+            copy=False,
+            autoreset_mode="SameStep",
+            channels_first=True,
         )
         env.reset(seed=0)
         actions = np.random.default_rng(0).integers(0, 5, size=(64, games))
