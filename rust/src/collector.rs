@@ -99,6 +99,26 @@ pub struct Rollout {
     pub episode_lengths: Vec<u32>,
 }
 
+impl Rollout {
+    /// An empty rollout that can hold as much as `previous` without reallocating (batches
+    /// usually have one size; growing a ~30 MB observation vector step by step costs copies).
+    fn reserving_like(previous: &Rollout) -> Self {
+        Rollout {
+            games: previous.games,
+            obs: Vec::with_capacity(previous.obs.len()),
+            actions_f32: Vec::with_capacity(previous.actions_f32.len()),
+            actions_i64: Vec::with_capacity(previous.actions_i64.len()),
+            behavior_log_probs: Vec::with_capacity(previous.behavior_log_probs.len()),
+            values: Vec::with_capacity(previous.values.len()),
+            rewards: Vec::with_capacity(previous.rewards.len()),
+            terminations: Vec::with_capacity(previous.terminations.len()),
+            truncations: Vec::with_capacity(previous.truncations.len()),
+            final_values: Vec::with_capacity(previous.final_values.len()),
+            ..Rollout::default()
+        }
+    }
+}
+
 /// Generalized advantage estimation over a time-major rollout.
 ///
 /// The chain restarts at every episode end. A terminated step bootstraps from 0, a truncated
@@ -421,13 +441,8 @@ impl Collector {
                 "gamma and lam must be within [0, 1], got {gamma} and {lam}"
             )));
         }
-        let mut r = std::mem::replace(
-            &mut self.rollout,
-            Rollout {
-                games: n,
-                ..Rollout::default()
-            },
-        );
+        let next = Rollout::reserving_like(&self.rollout);
+        let mut r = std::mem::replace(&mut self.rollout, next);
         if let Some(i) = r
             .final_values
             .iter()
