@@ -223,7 +223,7 @@ def test_gymnasium_vector_wrappers_work():
     env.close()
 
 
-def test_render_serves_record_video():
+def test_render_serves_record_video(tmp_path):
     env = CarRacingVectorEnv(3, render_mode="rgb_array")
     env.reset(seed=0)
     frames = env.render()
@@ -233,11 +233,13 @@ def test_render_serves_record_video():
     pytest.importorskip("moviepy")
     from gymnasium.wrappers.vector import RecordVideo
 
-    rec = RecordVideo(env, video_folder="out/test_videos", episode_trigger=lambda e: e == 0)
+    rec = RecordVideo(env, video_folder=str(tmp_path), episode_trigger=lambda e: e == 0)
     rec.reset(seed=0)
     for _ in range(5):
         rec.step(np.zeros((3, 3)))
     rec.close()
+    videos = list(tmp_path.glob("*.mp4"))
+    assert len(videos) == 1 and videos[0].stat().st_size > 1000
 
 
 def test_step_async_overlaps_and_protocol_errors():
