@@ -233,12 +233,13 @@ def test_render_serves_record_video(tmp_path):
     pytest.importorskip("moviepy")
     from gymnasium.wrappers.vector import RecordVideo
 
-    rec = RecordVideo(env, video_folder=str(tmp_path), episode_trigger=lambda e: e == 0)
+    folder = tmp_path / "videos"
+    rec = RecordVideo(env, video_folder=str(folder), episode_trigger=lambda e: e == 0)
     rec.reset(seed=0)
     for _ in range(5):
         rec.step(np.zeros((3, 3)))
     rec.close()
-    videos = list(tmp_path.glob("*.mp4"))
+    videos = list(folder.glob("*.mp4"))
     assert len(videos) == 1 and videos[0].stat().st_size > 1000
 
 
