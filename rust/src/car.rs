@@ -5,6 +5,7 @@
 //! does (NumPy scalars and Python floats), reading f32 values widened to f64 and handing forces
 //! and motor speeds back rounded to f32, as pybox2d's bindings do.
 
+use crate::numpy_compat::np_sign;
 use crate::physics::{Body, Polygon, RevoluteJointDef, Transform, Vec2, World};
 use crate::scene::{CarDrawing, SkidMark};
 
@@ -146,17 +147,6 @@ fn scaled(points: &[(f64, f64)]) -> [Vec2; 8] {
     out
 }
 
-/// `np.sign`: -1, 0 or 1 (0 for zero).
-fn sign(x: f64) -> f64 {
-    if x > 0.0 {
-        1.0
-    } else if x < 0.0 {
-        -1.0
-    } else {
-        0.0
-    }
-}
-
 fn world_polygon(body: &Body, shape: &Polygon) -> WorldPolygon {
     let mut out = WorldPolygon {
         vertices: [[0.0; 2]; 8],
@@ -262,7 +252,7 @@ impl Car {
             // Steer towards the target joint angle.
             let joint_angle = f64::from(self.world.joints[i].joint_angle(&self.world.bodies));
             let steer = self.wheels[i].steer;
-            let dir = sign(steer - joint_angle);
+            let dir = np_sign(steer - joint_angle);
             let val = (steer - joint_angle).abs();
             let speed = 50.0 * val;
             let speed = if 3.0 < speed { 3.0 } else { speed };
@@ -303,7 +293,7 @@ impl Car {
             if w.brake >= 0.9 {
                 w.omega = 0.0;
             } else if w.brake > 0.0 {
-                let dir = -sign(w.omega);
+                let dir = -np_sign(w.omega);
                 let mut val = BRAKE_FORCE * w.brake;
                 if val.abs() > w.omega.abs() {
                     val = w.omega.abs(); // low speed => same as = 0

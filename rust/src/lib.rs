@@ -16,6 +16,7 @@ pub mod collector;
 pub mod contact;
 pub mod env;
 pub mod error;
+pub mod numpy_compat;
 pub mod physics;
 pub mod pool;
 pub mod render;

@@ -3,6 +3,7 @@
 //! Everything is f64 with Python's order of operations, so that the same generator state
 //! gives the same `(alpha, beta, x, y)` points as Gymnasium, retries included.
 
+use crate::numpy_compat::np_sign;
 use std::f64::consts::PI;
 
 use crate::rng::NumpyGenerator;
@@ -50,17 +51,6 @@ impl Track {
     /// Whether the track has no tiles (never true for a generated track).
     pub fn is_empty(&self) -> bool {
         self.points.is_empty()
-    }
-}
-
-/// Python's `np.sign` for a finite float.
-fn sign(v: f64) -> f64 {
-    if v > 0.0 {
-        1.0
-    } else if v < 0.0 {
-        -1.0
-    } else {
-        0.0
     }
 }
 
@@ -236,7 +226,7 @@ fn kerb_flags(points: &[TrackPoint]) -> Vec<bool> {
             let beta1 = points[wrap(i as isize - neg as isize, n)][1];
             let beta2 = points[wrap(i as isize - neg as isize - 1, n)][1];
             good &= (beta1 - beta2).abs() > TRACK_TURN_RATE * 0.2;
-            oneside += sign(beta1 - beta2);
+            oneside += np_sign(beta1 - beta2);
         }
         good &= oneside.abs() == BORDER_MIN_COUNT as f64;
         *flag = good;
@@ -267,7 +257,7 @@ fn build_quads(points: &[TrackPoint]) -> (Vec<[[f64; 2]; 4]>, Vec<(usize, [[f64;
         let road2_r = [x2 + TRACK_WIDTH * c2, y2 + TRACK_WIDTH * s2];
         tiles.push([road1_l, road1_r, road2_r, road2_l]);
         if border[i] {
-            let side = sign(beta2 - beta1);
+            let side = np_sign(beta2 - beta1);
             let b1_l = [x1 + side * TRACK_WIDTH * c1, y1 + side * TRACK_WIDTH * s1];
             let b1_r = [
                 x1 + side * (TRACK_WIDTH + BORDER) * c1,
