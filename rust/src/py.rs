@@ -76,6 +76,37 @@ fn frame_slice<'a>(
     Ok(slice)
 }
 
+/// Draws `env` into a new `(height, width, 3)` uint8 array, with the GIL released.
+fn render_array<'py>(
+    py: Python<'py>,
+    env: &mut CarRacing,
+    width: usize,
+    height: usize,
+    skid_marks: bool,
+) -> PyResult<Bound<'py, PyArray3<u8>>> {
+    if width == 0 || height == 0 || width > 8192 || height > 8192 {
+        return Err(PyValueError::new_err(format!(
+            "frame size must be within 1..=8192, got {width}x{height}"
+        )));
+    }
+    let frame = PyArray3::<u8>::zeros(py, [height, width, 3], false);
+    {
+        let mut rw = frame.readwrite();
+        let out = frame_slice(&mut rw, width * height * 3)?;
+        let mut poisoned = false;
+        py.detach(|| guarded(&mut poisoned, || env.render(out, width, height, skid_marks)))?;
+    }
+    Ok(frame)
+}
+
+/// Gymnasium's `track` of `env` as an `(N, 4)` float64 array.
+fn track_array<'py>(py: Python<'py>, env: &CarRacing) -> Bound<'py, PyArray2<f64>> {
+    let flat: Vec<f64> = env.track().iter().flatten().copied().collect();
+    PyArray1::from_vec(py, flat)
+        .reshape([env.track().len(), 4])
+        .expect("N*4 elements reshape to (N, 4)")
+}
+
 /// One CarRacing environment (the engine behind `reinfors_gym.CarRacingEnv`).
 #[pyclass(module = "reinfors_gym._core", name = "CarRacingCore")]
 struct PyCarRacing {
@@ -204,30 +235,13 @@ impl PyCarRacing {
         height: usize,
         skid_marks: bool,
     ) -> PyResult<Bound<'py, PyArray3<u8>>> {
-        if width == 0 || height == 0 || width > 8192 || height > 8192 {
-            return Err(PyValueError::new_err(format!(
-                "frame size must be within 1..=8192, got {width}x{height}"
-            )));
-        }
-        let frame = PyArray3::<u8>::zeros(py, [height, width, 3], false);
-        {
-            let mut rw = frame.readwrite();
-            let out = frame_slice(&mut rw, width * height * 3)?;
-            let env = &mut self.env;
-            let mut poisoned = false;
-            py.detach(|| guarded(&mut poisoned, || env.render(out, width, height, skid_marks)))?;
-        }
-        Ok(frame)
+        render_array(py, &mut self.env, width, height, skid_marks)
     }
 
     /// Gymnasium's `track`: an `(N, 4)` float64 array of `(alpha, beta, x, y)`.
     #[getter]
     fn track<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<f64>> {
-        let flat: Vec<f64> = self.env.track().iter().flatten().copied().collect();
-        let n = self.env.track().len();
-        numpy::PyArray1::from_vec(py, flat)
-            .reshape([n, 4])
-            .expect("N*4 elements reshape to (N, 4)")
+        track_array(py, &self.env)
     }
 
     /// Visited flag per tile.
@@ -340,6 +354,10 @@ fn batch_slice<'a, T: numpy::Element>(
     Ok(slice)
 }
 
+fn no_sub_env(i: usize) -> PyErr {
+    PyValueError::new_err(format!("no sub-env {i}"))
+}
+
 /// Many CarRacing environments stepped in parallel (the engine behind
 /// `reinfors_gym.CarRacingVectorEnv`).
 #[pyclass(module = "reinfors_gym._core", name = "PoolCore")]
@@ -347,6 +365,12 @@ struct PyPool {
     pool: Pool,
     results: Vec<SlotResult>,
     poisoned: bool,
+}
+
+impl PyPool {
+    fn sub_env(&self, i: usize) -> PyResult<&CarRacing> {
+        self.pool.env(i).ok_or_else(|| no_sub_env(i))
+    }
 }
 
 #[pymethods]
@@ -539,36 +563,19 @@ impl PyPool {
         height: usize,
         skid_marks: bool,
     ) -> PyResult<Bound<'py, PyArray3<u8>>> {
-        let env = self
-            .pool
-            .env_mut(i)
-            .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
-        let frame = PyArray3::<u8>::zeros(py, [height, width, 3], false);
-        {
-            let mut rw = frame.readwrite();
-            let out = frame_slice(&mut rw, width * height * 3)?;
-            let mut poisoned = false;
-            py.detach(|| guarded(&mut poisoned, || env.render(out, width, height, skid_marks)))?;
-        }
-        Ok(frame)
+        let env = self.pool.env_mut(i).ok_or_else(|| no_sub_env(i))?;
+        render_array(py, env, width, height, skid_marks)
     }
 
     /// Gymnasium's `track` of sub-env `i`.
     fn track<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let env = self
-            .pool
-            .env(i)
-            .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
-        let flat: Vec<f64> = env.track().iter().flatten().copied().collect();
-        PyArray1::from_vec(py, flat).reshape([env.track().len(), 4])
+        let env = self.sub_env(i)?;
+        Ok(track_array(py, env))
     }
 
     /// Scalar state of sub-env `i`: `(reward, tile_visited_count, t)`.
     fn env_scalars(&self, i: usize) -> PyResult<(f64, usize, f64)> {
-        let env = self
-            .pool
-            .env(i)
-            .ok_or_else(|| PyValueError::new_err(format!("no sub-env {i}")))?;
+        let env = self.sub_env(i)?;
         Ok((env.reward(), env.tile_visited_count(), env.t()))
     }
 }
