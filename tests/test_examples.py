@@ -56,3 +56,22 @@ def test_ppo_example_runs_a_few_updates(tmp_path):
     assert "SPS" in result.stdout
     assert "iteration=4/4" in result.stdout
     assert csv_path.read_text().splitlines()[0] == "global_step,episodic_return,sps"
+
+
+def test_streaming_ppo_example_runs_and_writes_scalars(tmp_path):
+    pytest.importorskip("torch")
+    script = ROOT / "examples" / "ppo_carracing.py"
+    args = ["--total-steps=1024", "--n-games=8", "--collect-size=256", "--epochs=1"]
+    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+    result = subprocess.run(
+        [sys.executable, str(script), *args, f"--out={tmp_path}"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
+    rows = (tmp_path / "scalars.csv").read_text().splitlines()
+    assert rows[0].startswith("update,env_steps,mean_return,episodes,")
+    assert len(rows) == 1 + 1024 // 256

@@ -1,0 +1,272 @@
+"""PPO on pixel CarRacing with the streaming collector: Rust workers collect while PyTorch trains.
+
+    pip install torch matplotlib tqdm     # matplotlib and tqdm are optional
+    python examples/ppo_carracing.py --total-steps 300000 --out out/ppo_carracing
+
+`engine.collect_stream` runs the games and calls `infer` in a background thread, so the next
+batch is being collected while the main thread runs the PPO epochs on the current one. The two
+threads never share a network: `infer` uses an "actor" copy, refreshed from the learner under a
+lock after every update, followed by `engine.weights_updated()` so that batches carry the
+version of the weights that collected them (`policy_lag`). The importance ratio is taken against
+`batch.behavior_log_probs`, so batches collected by slightly older weights are still valid PPO
+data. Writes `scalars.csv` (one row per update) and `curve.png` (mean episode return vs env steps)
+into `--out`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+import reinfors_gym as rf
+
+try:
+    import torch
+    import torch.nn as nn
+    from torch.distributions.normal import Normal
+except ImportError:
+    sys.exit(
+        "This example needs PyTorch: pip install torch (or pip install 'reinfors-gym[examples]')"
+    )
+
+COLUMNS = [
+    "update", "env_steps", "mean_return", "episodes", "policy_loss", "value_loss", "entropy",
+    "approx_kl", "clipfrac", "lr", "env_steps_per_s", "collect_s", "infer_s", "wait_s",
+    "train_s", "policy_lag",
+]  # fmt: skip
+
+
+def parse_args() -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--total-steps", type=int, default=300_000, help="env steps in all")
+    p.add_argument("--n-games", type=int, default=16, help="parallel games")
+    p.add_argument("--n-threads", type=int, default=2, help="collector worker threads")
+    p.add_argument("--collect-size", type=int, default=2048, help="records per batch")
+    p.add_argument("--depth", type=int, default=1, help="finished batches that may wait")
+    p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (annealed to 0)")
+    p.add_argument("--epochs", type=int, default=4, help="PPO epochs per batch")
+    p.add_argument("--minibatch-size", type=int, default=256)
+    p.add_argument("--clip", type=float, default=0.2, help="PPO ratio clipping")
+    p.add_argument("--ent-coef", type=float, default=0.0, help="entropy bonus coefficient")
+    p.add_argument("--vf-coef", type=float, default=0.5, help="value loss coefficient")
+    p.add_argument("--max-grad-norm", type=float, default=0.5)
+    p.add_argument("--value-scale", type=float, default=100.0, help="returns are learned / this")
+    p.add_argument("--init-log-std", type=float, default=-0.5, help="initial Gaussian log std")
+    p.add_argument("--gamma", type=float, default=0.99)
+    p.add_argument("--lam", type=float, default=0.95)
+    p.add_argument("--torch-threads", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--out", type=Path, default=Path("out/ppo_carracing"), help="output folder")
+    return p.parse_args()
+
+
+def layer_init(layer: nn.Module, std: float = np.sqrt(2)) -> nn.Module:
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+class Agent(nn.Module):
+    """Small CNN trunk (stride-4 first conv) shared by a Gaussian policy and a value head."""
+
+    def __init__(self, value_scale: float, init_log_std: float):
+        super().__init__()
+        self.trunk = nn.Sequential(
+            layer_init(nn.Conv2d(3, 16, 8, stride=4)),  # (3, 96, 96) -> (16, 23, 23)
+            nn.ReLU(),
+            layer_init(nn.Conv2d(16, 32, 4, stride=2)),  # -> (32, 10, 10)
+            nn.ReLU(),
+            layer_init(nn.Conv2d(32, 32, 3, stride=1)),  # -> (32, 8, 8)
+            nn.ReLU(),
+            nn.Flatten(),
+            layer_init(nn.Linear(32 * 8 * 8, 256)),
+            nn.ReLU(),
+        )
+        self.mean = layer_init(nn.Linear(256, 3), std=0.01)
+        self.log_std = nn.Parameter(torch.full((3,), init_log_std))
+        self.value = layer_init(nn.Linear(256, 1), std=1.0)
+        self.value_scale = value_scale
+
+    def forward(self, obs: torch.Tensor):
+        """uint8 (n, 3, 96, 96) -> mean (n, 3), log_std (n, 3), value (n,) in reward units."""
+        hidden = self.trunk(obs.float() / 255.0)
+        mean = self.mean(hidden)
+        value = self.value(hidden).squeeze(-1) * self.value_scale
+        return mean, self.log_std.expand_as(mean), value
+
+
+def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]:
+    """The clipped PPO objective over `epochs` passes of shuffled minibatches."""
+    flat = batch.flat()
+    obs = torch.from_numpy(flat["obs"])
+    actions = torch.from_numpy(flat["actions"])
+    old_log_probs = torch.from_numpy(flat["behavior_log_probs"])
+    advantages = torch.from_numpy(flat["advantages"])
+    returns = torch.from_numpy(flat["returns"])
+    stats: dict[str, list[float]] = {k: [] for k in COLUMNS[4:9]}
+    for _ in range(args.epochs):
+        order = torch.from_numpy(rng.permutation(len(obs)))
+        for idx in order.split(args.minibatch_size):
+            mean, log_std, value = agent(obs[idx])
+            dist = Normal(mean, log_std.exp())
+            log_ratio = dist.log_prob(actions[idx]).sum(1) - old_log_probs[idx]
+            ratio = log_ratio.exp()
+            adv = advantages[idx]
+            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            clipped = ratio.clamp(1.0 - args.clip, 1.0 + args.clip)
+            policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
+            value_loss = 0.5 * (((value - returns[idx]) / args.value_scale) ** 2).mean()
+            entropy = dist.entropy().sum(1).mean()
+            loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+
+            optimizer.zero_grad()
+            loss.backward()
+            nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+            optimizer.step()
+            with torch.no_grad():  # http://joschu.net/blog/kl-approx.html
+                approx_kl = ((ratio - 1.0) - log_ratio).mean()
+                clipfrac = ((ratio - 1.0).abs() > args.clip).float().mean()
+            for k, v in (
+                ("policy_loss", policy_loss),
+                ("value_loss", value_loss),
+                ("entropy", entropy),
+                ("approx_kl", approx_kl),
+                ("clipfrac", clipfrac),
+            ):
+                stats[k].append(v.item())
+    return {k: float(np.mean(v)) for k, v in stats.items()}
+
+
+def plot_curve(rows: list[dict], path: Path) -> None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("matplotlib is not installed: no learning curve (pip install matplotlib)")
+        return
+    done = [r for r in rows if r["episodes"] > 0]
+    if not done:
+        print("no episode finished: no learning curve")
+        return
+    steps = np.array([r["env_steps"] for r in done], dtype=float)
+    returns = np.array([r["mean_return"] for r in done])
+    counts = np.array([r["episodes"] for r in done], dtype=float)
+    # Episode-weighted running mean over the last 5 updates that finished episodes.
+    window = np.ones(5)
+    totals = np.convolve(returns * counts, window)[: len(done)]
+    smooth = totals / np.convolve(counts, window)[: len(done)]
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.scatter(steps, returns, s=4 * counts, alpha=0.35, label="batch mean (area: episodes)")
+    ax.plot(steps, smooth, "C1", lw=2, label="running mean (5 batches with episodes)")
+    ax.set_xlabel("env steps")
+    ax.set_ylabel("episode return")
+    ax.set_title("PPO on CarRacing (reinfors-gym streaming collector)")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    print(f"learning curve: {path}")
+
+
+def main() -> None:
+    args = parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    rng = np.random.default_rng(args.seed)
+    n_updates = max(1, -(-args.total_steps // args.collect_size))  # at least total_steps
+
+    engine = rf.Engine(
+        game=rf.games.CarRacing(),
+        reward=rf.Reward(tile=1000.0, step=-0.1, off_playfield=-100.0),
+        policy=rf.policies.Ppo(),
+        learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
+        n_games=args.n_games,
+        n_threads=args.n_threads,
+        seed=args.seed,
+    )
+    learner = Agent(args.value_scale, args.init_log_std)
+    actor = Agent(args.value_scale, args.init_log_std)  # used only by `infer`, in the collector
+    actor.load_state_dict(learner.state_dict())
+    actor_lock = threading.Lock()
+    optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
+
+    def infer(obs: np.ndarray):
+        with actor_lock, torch.no_grad():
+            mean, log_std, value = actor(torch.from_numpy(obs))
+        return torch.cat([mean, log_std], 1).detach().cpu().numpy(), value.detach().cpu().numpy()
+
+    try:
+        from tqdm import tqdm
+
+        bar = tqdm(total=n_updates * args.collect_size, unit="step", unit_scale=True)
+    except ImportError:
+        bar = None
+    rows: list[dict] = []
+    csv_file = open(args.out / "scalars.csv", "w", newline="")
+    writer = csv.DictWriter(csv_file, fieldnames=COLUMNS)
+    writer.writeheader()
+    start = time.perf_counter()
+    env_steps = 0
+    with engine.collect_stream(args.collect_size, infer, depth=args.depth) as stream:
+        for update in range(n_updates):
+            batch = next(stream)  # workers keep collecting while we train on it
+            lr = args.lr * (1.0 - update / n_updates)
+            optimizer.param_groups[0]["lr"] = lr
+            t0 = time.perf_counter()
+            stats = ppo_update(learner, optimizer, batch, args, rng)
+            with actor_lock:
+                actor.load_state_dict(learner.state_dict())
+            engine.weights_updated()
+            train_s = time.perf_counter() - t0
+
+            env_steps += len(batch)
+            tele = batch.telemetry
+            episodes = len(batch.episode_returns)
+            row = {
+                "update": update + 1,
+                "env_steps": env_steps,
+                "mean_return": float(batch.episode_returns.mean()) if episodes else float("nan"),
+                "episodes": episodes,
+                **stats,
+                "lr": lr,
+                "env_steps_per_s": env_steps / (time.perf_counter() - start),
+                "collect_s": tele["collect_seconds"],
+                "infer_s": tele["infer_seconds"],
+                "wait_s": tele["wait_seconds"],
+                "train_s": train_s,
+                "policy_lag": tele["policy_lag"],
+            }
+            rows.append(row)
+            writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
+            csv_file.flush()
+            recent = [r for r in rows[-10:] if r["episodes"]]
+            shown = np.mean([r["mean_return"] for r in recent]) if recent else float("nan")
+            summary = (
+                f"return {shown:7.1f}  sps {row['env_steps_per_s']:5.0f}  "
+                f"infer {row['infer_s']:.2f}s  wait {row['wait_s']:.2f}s  "
+                f"train {train_s:.2f}s  lag {row['policy_lag']:.0f}"
+            )
+            if bar is not None:
+                bar.update(len(batch))
+                bar.set_postfix_str(summary)
+            else:
+                print(f"update {update + 1}/{n_updates}  steps {env_steps}  {summary}", flush=True)
+    if bar is not None:
+        bar.close()
+    csv_file.close()
+    wall = time.perf_counter() - start
+    print(f"{env_steps} env steps in {wall:.0f} s; scalars: {args.out / 'scalars.csv'}")
+    plot_curve(rows, args.out / "curve.png")
+
+
+if __name__ == "__main__":
+    main()
