@@ -37,7 +37,7 @@ lint-rust:
 
 lint-python:
 	$(BIN)/ruff check reinfors_gym tests bench examples tools
-	$(BIN)/python -m mypy.stubtest reinfors_gym._core --ignore-missing-stub
+	$(BIN)/python -m mypy.stubtest reinfors_gym._core
 
 test-rust:
 	cargo test --release

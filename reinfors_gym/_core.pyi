@@ -9,6 +9,17 @@ import numpy.typing as npt
 _RngState: TypeAlias = tuple[int, int, bool, int]
 _Color: TypeAlias = tuple[float, float, float]
 
+__all__ = [
+    "CarRacingCore",
+    "PoolCore",
+    "CollectorCore",
+    "seeded_rng_state",
+    "STATE_SHAPE",
+    "VIDEO_SHAPE",
+    "WINDOW_SHAPE",
+    "__version__",
+]
+
 STATE_SHAPE: tuple[int, int, int]
 VIDEO_SHAPE: tuple[int, int, int]
 WINDOW_SHAPE: tuple[int, int, int]
@@ -108,3 +119,35 @@ class PoolCore:
     ) -> npt.NDArray[np.uint8]: ...
     def track(self, i: int) -> npt.NDArray[np.float64]: ...
     def env_scalars(self, i: int) -> tuple[float, int, float]: ...
+
+@final
+class CollectorCore:
+    """The PPO collector (behind `reinfors_gym.Engine`)."""
+
+    def __new__(
+        cls,
+        n_games: int,
+        n_threads: int,
+        continuous: bool,
+        domain_randomize: bool,
+        lap_complete_percent: float,
+        max_episode_steps: int | None,
+        channels_first: bool,
+        entropy: list[int],
+        sampling_seed: int,
+        tile: float,
+        step: float,
+        off_playfield: float,
+    ) -> CollectorCore: ...
+    def reset(self, seeds: list[int | None], obs: npt.NDArray[np.uint8]) -> None: ...
+    def step(
+        self,
+        policy: npt.NDArray[np.float32],
+        values: npt.NDArray[np.float32],
+        obs: npt.NDArray[np.uint8],
+    ) -> list[int]: ...
+    def final_obs(self, games: list[int]) -> npt.NDArray[np.uint8]: ...
+    def set_final_values(self, games: list[int], values: list[float]) -> None: ...
+    def finish(
+        self, bootstrap_values: list[float], gamma: float, lam: float
+    ) -> dict[str, npt.NDArray[Any]]: ...
