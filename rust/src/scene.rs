@@ -64,6 +64,7 @@ pub struct SceneView<'a> {
     pub reward: f64,
 }
 
+use crate::numpy_compat::np_sign;
 use crate::render::{font, Canvas, GrayPatch, Quantizer, Transform};
 
 /// Gymnasium's window surface, pixels: every coordinate below is in this space before the
@@ -393,21 +394,11 @@ fn draw_car(canvas: &mut Canvas, car: &CarDrawing, ts: &Transform) {
         if s1 > 0.0 && s2 > 0.0 {
             continue;
         }
-        // np.sign, which is 0 at 0.
-        let sign = |v: f64| {
-            if v > 0.0 {
-                1.0
-            } else if v < 0.0 {
-                -1.0
-            } else {
-                0.0
-            }
-        };
         if s1 > 0.0 {
-            c1 = sign(c1);
+            c1 = np_sign(c1);
         }
         if s2 > 0.0 {
-            c2 = sign(c2);
+            c2 = np_sign(c2);
         }
         let (w, r) = (WHEEL_W * SIZE, WHEEL_R * SIZE);
         let local = [[-w, r * c1], [w, r * c1], [w, r * c2], [-w, r * c2]];

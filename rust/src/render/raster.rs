@@ -9,10 +9,17 @@
 //! change, so resolving reports those stretches (polygon interiors, empty space) as uniform
 //! spans instead of summing cell by cell; the numbers are the same either way.
 
+/// `floor` of a non-negative value as an index (saturating at `i32::MAX`: far beyond any
+/// grid). Through `i32`, whose saturating cast costs fewer instructions than `usize`'s.
+#[inline]
+fn floor_usize(v: f32) -> usize {
+    v as i32 as usize
+}
+
 /// `ceil` of a non-negative value as an index, without a libm call.
 #[inline]
 fn ceil_usize(v: f32) -> usize {
-    let i = v as usize;
+    let i = floor_usize(v);
     if (i as f32) < v {
         i + 1
     } else {
@@ -84,7 +91,7 @@ fn deposit_span(cells: &mut [[f32; 4]], wgt: [f32; 4], d: f32, xaf: f32, xbf: f3
 
 /// Gaps between touched cells shorter than this (pixels) are summed through rather than
 /// reported as their own span: a span costs more than a few cells.
-const MIN_UNIFORM_SPAN: usize = 12;
+const MIN_UNIFORM_SPAN: usize = 6;
 
 /// One horizontal run of resolved pixels, as [`Accumulator::resolve_spans`] reports it. Each
 /// value is `[r·a, g·a, b·a, a]` with `a` the coverage (0–1) and `r, g, b` in 0–255.
@@ -201,9 +208,9 @@ impl Accumulator {
         // A positive sum means left edges run downwards, which accumulates +1 inside.
         let sign = if area2 > 0.0 { 1.0 } else { -1.0 };
         let wgt = [color[0] * sign, color[1] * sign, color[2] * sign, sign];
-        self.x_min = self.x_min.min(lo_x.max(0.0) as usize);
+        self.x_min = self.x_min.min(floor_usize(lo_x.max(0.0)));
         self.x_max = self.x_max.max(ceil_usize(hi_x.max(0.0)).min(self.width));
-        self.y_min = self.y_min.min(lo_y.max(0.0) as usize);
+        self.y_min = self.y_min.min(floor_usize(lo_y.max(0.0)));
         self.y_max = self
             .y_max
             .max(ceil_usize(hi_y).min(self.rows).saturating_sub(1));
@@ -247,7 +254,7 @@ impl Accumulator {
         } else {
             (-1.0f32, p1, p0)
         };
-        let y_start = p0[1].max(0.0) as usize;
+        let y_start = floor_usize(p0[1].max(0.0));
         let y_end = ceil_usize(p1[1].max(0.0)).min(self.rows);
         if y_start >= y_end {
             return;
@@ -270,7 +277,7 @@ impl Accumulator {
             let (xa, xb) = if x < xnext { (x, xnext) } else { (xnext, x) };
             // x is clamped non-negative, so truncating casts are floor/ceil (and far cheaper
             // than libm calls on baseline x86-64).
-            let xai = xa as usize;
+            let xai = floor_usize(xa);
             let xa_floor = xai as f32;
             let xbi = ceil_usize(xb);
             if xbi <= xai + 1 {
@@ -296,53 +303,95 @@ impl Accumulator {
     /// colour-weighted coverage `[r·a, g·a, b·a, a]`, with `a` clamped to 1 and the colour
     /// renormalised where overlapping polygons summed past full coverage.
     pub fn resolve_spans(&mut self, mut f: impl FnMut(usize, usize, Span<'_>)) {
-        if self.is_empty() {
+        for y in 0..self.height {
+            if self.is_empty() {
+                break;
+            }
+            self.resolve_row_spans(y, |x, span| f(x, y, span));
+        }
+    }
+
+    /// [`Accumulator::resolve_spans`] for row `y` alone: calls `f(x, span)` and clears the
+    /// row. Resolving rows in increasing order (skipping none of the dirty box) empties the
+    /// accumulator, so a row-by-row consumer can interleave several layers.
+    pub fn resolve_row_spans(&mut self, y: usize, mut f: impl FnMut(usize, Span<'_>)) {
+        let mut run = std::mem::take(&mut self.run);
+        run.clear();
+        let mut start = 0;
+        self.resolve_row_runs(y, |x, n, v| {
+            // Single pixels next to each other gather into one varying span.
+            let joins = n == 1 && start + run.len() == x;
+            if !joins && !run.is_empty() {
+                f(start, Span::Varying(&run));
+                run.clear();
+            }
+            if n > 1 {
+                f(x, Span::Uniform(n, v));
+            } else {
+                if run.is_empty() {
+                    start = x;
+                }
+                run.push(v);
+            }
+        });
+        if !run.is_empty() {
+            f(start, Span::Varying(&run));
+        }
+        self.run = run;
+    }
+
+    /// [`Accumulator::resolve_row_spans`] without a scratch buffer: calls `f(x, n, value)`
+    /// for `n` pixels from column `x` sharing `value`, left to right; pixels where edges
+    /// deposited come one at a time (`n == 1`), so a consumer can blend them as they resolve.
+    pub fn resolve_row_runs(&mut self, y: usize, mut f: impl FnMut(usize, usize, [f32; 4])) {
+        if self.is_empty() || y < self.y_min || y > self.y_max {
             return;
         }
         let stride = self.width + 2;
         let (x0, x1) = (self.x_min, self.x_max.min(self.width));
         // Reports pixels `lo..hi` clipped to the dirty columns.
         let clip = |lo: usize, hi: usize| (lo.max(x0), hi.min(x1));
-        for y in self.y_min..=self.y_max {
-            let words = &mut self.touched[y * self.words..(y + 1) * self.words];
-            let cells = &mut self.cells[y * stride..(y + 1) * stride];
-            let mut s = [0.0f32; 4];
-            // `x`: first pixel not yet reported; untouched cells before a run hold zero, so
-            // the running sum `s` is constant from `x` up to it.
-            let mut x = 0;
-            while let Some(a) = next_bit(words, x, true) {
-                let mut b = next_bit(words, a, false).unwrap_or(stride);
-                while let Some(next) = next_bit(words, b, true) {
-                    if next >= b + MIN_UNIFORM_SPAN {
-                        break;
-                    }
-                    b = next_bit(words, next, false).unwrap_or(stride);
+        let words = &mut self.touched[y * self.words..(y + 1) * self.words];
+        let cells = &mut self.cells[y * stride..(y + 1) * stride];
+        let mut s = [0.0f32; 4];
+        // `x`: first pixel not yet reported; untouched cells before a run hold zero, so
+        // the running sum `s` is constant from `x` up to it.
+        let mut x = 0;
+        while let Some(a) = next_bit(words, x, true) {
+            let mut b = next_bit(words, a, false).unwrap_or(stride);
+            while let Some(next) = next_bit(words, b, true) {
+                if next >= b + MIN_UNIFORM_SPAN {
+                    break;
                 }
-                let (lo, hi) = clip(x, a);
-                if lo < hi && s != [0.0; 4] {
-                    f(lo, y, Span::Uniform(hi - lo, renormalise(s)));
-                }
-                for (cell, out) in cells[a..b].iter_mut().zip(&mut self.run) {
-                    s[0] += cell[0];
-                    s[1] += cell[1];
-                    s[2] += cell[2];
-                    s[3] += cell[3];
-                    *cell = [0.0; 4];
-                    *out = renormalise(s);
-                }
-                let (lo, hi) = clip(a, b);
-                if lo < hi {
-                    f(lo, y, Span::Varying(&self.run[lo - a..hi - a]));
-                }
-                x = b;
+                b = next_bit(words, next, false).unwrap_or(stride);
             }
-            let (lo, hi) = clip(x, stride);
+            let (lo, hi) = clip(x, a);
             if lo < hi && s != [0.0; 4] {
-                f(lo, y, Span::Uniform(hi - lo, renormalise(s)));
+                f(lo, hi - lo, renormalise(s));
             }
-            words.fill(0);
+            let (lo, hi) = clip(a, b);
+            for (i, cell) in (a..b).zip(&mut cells[a..b]) {
+                s[0] += cell[0];
+                s[1] += cell[1];
+                s[2] += cell[2];
+                s[3] += cell[3];
+                *cell = [0.0; 4];
+                if (lo..hi).contains(&i) {
+                    f(i, 1, renormalise(s));
+                }
+            }
+            x = b;
         }
-        self.reset_bbox();
+        let (lo, hi) = clip(x, stride);
+        if lo < hi && s != [0.0; 4] {
+            f(lo, hi - lo, renormalise(s));
+        }
+        words.fill(0);
+        // Rows above `y` are resolved (in-order use), so the dirty box now starts below it.
+        self.y_min = y + 1;
+        if self.is_empty() {
+            self.reset_bbox();
+        }
     }
 
     /// [`Accumulator::resolve_spans`] pixel by pixel: calls `f(x, y, [r·a, g·a, b·a, a])`
