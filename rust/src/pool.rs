@@ -4,8 +4,6 @@
 //! the number of threads or on how rayon schedules the slots. Observations are written
 //! straight into the caller's preallocated `(num_envs, ...)` buffer.
 
-use rayon::prelude::*;
-
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
 use crate::rng::NumpyGenerator;
@@ -145,14 +143,17 @@ struct Slot {
 pub struct Pool {
     spec: PoolSpec,
     slots: Vec<Slot>,
+    /// Helpers for the calling thread (`num_threads - 1` of them).
     threads: rayon::ThreadPool,
+    /// Threads working on a call, the caller included.
+    num_threads: usize,
 }
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("spec", &self.spec)
-            .field("threads", &self.threads.current_num_threads())
+            .field("threads", &self.num_threads)
             .finish()
     }
 }
@@ -305,8 +306,9 @@ impl Pool {
                 "num_threads must be at least 1".into(),
             ));
         }
+        // The calling thread works on one share itself, so the pool needs one thread fewer.
         let threads = rayon::ThreadPoolBuilder::new()
-            .num_threads(num_threads)
+            .num_threads((num_threads - 1).max(1))
             .thread_name(|i| format!("reinfors-gym-{i}"))
             .build()
             .map_err(|e| Error::InvalidArgument(format!("cannot start threads: {e}")))?;
@@ -330,6 +332,7 @@ impl Pool {
             spec,
             slots,
             threads,
+            num_threads,
         })
     }
 
@@ -338,7 +341,7 @@ impl Pool {
     }
 
     pub fn num_threads(&self) -> usize {
-        self.threads.current_num_threads()
+        self.num_threads
     }
 
     /// Sub-env `i` (read-only), for accessors.
@@ -380,17 +383,17 @@ impl Pool {
         }
         let spec = self.spec;
         let ob = spec.obs_bytes();
-        self.threads.install(|| {
-            self.slots
-                .par_iter_mut()
-                .zip(obs.par_chunks_mut(ob))
-                .enumerate()
-                .filter(|(i, _)| mask.is_none_or(|m| m[*i]))
-                .try_for_each(|(i, (slot, out))| {
-                    slot.reset(&spec, seeds[i].as_deref(), randomize)?;
-                    out.copy_from_slice(&slot.stack);
-                    Ok(())
-                })
+        let jobs: Vec<_> = self
+            .slots
+            .iter_mut()
+            .zip(obs.chunks_mut(ob))
+            .enumerate()
+            .filter(|(i, _)| mask.is_none_or(|m| m[*i]))
+            .collect();
+        run_parallel(&self.threads, self.num_threads, jobs, |(i, (slot, out))| {
+            slot.reset(&spec, seeds[i].as_deref(), randomize)?;
+            out.copy_from_slice(&slot.stack);
+            Ok(())
         })
     }
 
@@ -422,18 +425,71 @@ impl Pool {
         }
         let spec = self.spec;
         let ob = spec.obs_bytes();
-        self.threads.install(|| {
-            self.slots
-                .par_iter_mut()
-                .zip(obs.par_chunks_mut(ob))
-                .zip(final_obs.par_chunks_mut(ob))
-                .zip(results.par_iter_mut())
-                .zip(actions.par_iter())
-                .try_for_each(|((((slot, out), fin), res), action)| {
-                    *res = slot.step(&spec, *action, out, fin)?;
-                    Ok(())
-                })
-        })
+        let jobs: Vec<_> = self
+            .slots
+            .iter_mut()
+            .zip(obs.chunks_mut(ob))
+            .zip(final_obs.chunks_mut(ob))
+            .zip(results.iter_mut())
+            .zip(actions.iter())
+            .enumerate()
+            .collect();
+        run_parallel(
+            &self.threads,
+            self.num_threads,
+            jobs,
+            |(_, ((((slot, out), fin), res), action))| {
+                *res = slot.step(&spec, *action, out, fin)?;
+                Ok(())
+            },
+        )
+    }
+}
+
+/// Runs `work` on every job, split into `parts` contiguous shares: the calling thread takes the
+/// first share itself (so no call waits for a sleeping worker to wake before work starts) and
+/// the pool's threads take the others. Jobs are independent, so the split cannot change
+/// results. On failure, the error of the lowest-numbered job is returned.
+fn run_parallel<T: Send>(
+    pool: &rayon::ThreadPool,
+    parts: usize,
+    mut jobs: Vec<(usize, T)>,
+    work: impl Fn((usize, T)) -> Result<()> + Sync,
+) -> Result<()> {
+    if parts <= 1 || jobs.len() <= 1 {
+        return jobs.into_iter().try_for_each(work);
+    }
+    let share = jobs.len().div_ceil(parts);
+    let mut shares: Vec<Vec<(usize, T)>> = Vec::with_capacity(parts);
+    while jobs.len() > share {
+        let rest = jobs.split_off(share);
+        shares.push(std::mem::replace(&mut jobs, rest));
+    }
+    shares.push(jobs);
+    let first_error = std::sync::Mutex::new(None::<(usize, Error)>);
+    let run_share = |share: Vec<(usize, T)>| {
+        for job in share {
+            let index = job.0;
+            if let Err(e) = work(job) {
+                let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
+                if slot.as_ref().is_none_or(|(i, _)| index < *i) {
+                    *slot = Some((index, e));
+                }
+            }
+        }
+    };
+    let mut shares = shares.into_iter();
+    let mine = shares.next().unwrap_or_default();
+    pool.in_place_scope(|scope| {
+        for share in shares {
+            let run_share = &run_share;
+            scope.spawn(move |_| run_share(share));
+        }
+        run_share(mine);
+    });
+    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
     }
 }
 
@@ -449,6 +505,35 @@ mod tests {
         // 255 * (0.2125 + 0.7154 + 0.0721) = 255.0 exactly; numpy gives the same.
         let expect = |r: f64, gg: f64, b: f64| (r * 0.2125 + gg * 0.7154 + b * 0.0721) as u8;
         assert_eq!(g, [expect(255., 255., 255.), expect(102., 204., 102.), 0]);
+    }
+
+    #[test]
+    fn run_parallel_covers_every_job_and_reports_the_first_error() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        for parts in 1..5 {
+            let seen = std::sync::Mutex::new(Vec::new());
+            let jobs: Vec<_> = (0..10).map(|i| (i, i * 10)).collect();
+            run_parallel(&pool, parts, jobs, |(i, v)| {
+                seen.lock().unwrap().push((i, v));
+                Ok(())
+            })
+            .unwrap();
+            let mut seen = seen.into_inner().unwrap();
+            seen.sort();
+            assert_eq!(seen, (0..10).map(|i| (i, i * 10)).collect::<Vec<_>>());
+            let jobs: Vec<_> = (0..10).map(|i| (i, ())).collect();
+            let err = run_parallel(&pool, parts, jobs, |(i, ())| {
+                if i % 4 == 3 {
+                    Err(Error::InvalidState(format!("job {i}")))
+                } else {
+                    Ok(())
+                }
+            });
+            assert_eq!(err, Err(Error::InvalidState("job 3".into())));
+        }
     }
 
     #[test]
