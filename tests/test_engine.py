@@ -249,6 +249,8 @@ def test_one_collection_at_a_time_and_bad_arguments():
         engine.collect_stream(4, constant_infer(True), depth=0)
     with pytest.raises(ValueError):
         rf.Engine(n_games=0)
+    with pytest.raises(ValueError, match="num_threads"):
+        rf.Engine(n_games=2, n_threads=1_000_000)
     with pytest.raises(ValueError):
         rf.learners.Ppo(gamma=1.5)
     with pytest.raises(ValueError):

@@ -355,6 +355,7 @@ def test_bad_constructor_arguments():
     for kwargs in (
         {"num_envs": 0},
         {"num_threads": 0},
+        {"num_threads": 1_000_000},
         {"autoreset_mode": "sometimes"},
         {"frame_skip": 0},
         {"stack_num": 0},

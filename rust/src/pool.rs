@@ -8,6 +8,8 @@ use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
 use crate::rng::NumpyGenerator;
 
+/// Most worker threads accepted (each is an OS thread; more than this only costs memory).
+pub const MAX_THREADS: usize = 1024;
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
 pub const MAX_ENVS: usize = 1 << 16;
 /// Largest observation of one sub-env accepted (stack x frame). Bytes.
@@ -301,10 +303,10 @@ impl Pool {
                 entropy.len()
             )));
         }
-        if num_threads == 0 {
-            return Err(Error::InvalidArgument(
-                "num_threads must be at least 1".into(),
-            ));
+        if !(1..=MAX_THREADS).contains(&num_threads) {
+            return Err(Error::InvalidArgument(format!(
+                "num_threads must be within 1..={MAX_THREADS}, got {num_threads}"
+            )));
         }
         // The calling thread works on one share itself, so the pool needs one thread fewer.
         let threads = rayon::ThreadPoolBuilder::new()
