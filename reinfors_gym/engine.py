@@ -274,9 +274,13 @@ class Engine:
         ):
             raise ValueError(f"n_threads must be a positive int, got {n_threads!r}")
         if seed is not None and (
-            isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0
+            isinstance(seed, bool)
+            or not isinstance(seed, numbers.Integral)
+            or not 0 <= seed <= 2**128 - 1 - n_games
         ):
-            raise ValueError(f"seed must be None or a non-negative int, got {seed!r}")
+            raise ValueError(
+                f"seed must be None or an int within 0..2**128-1-n_games, got {seed!r}"
+            )
         self.n_games, self.n_threads, self.seed = int(n_games), int(n_threads), seed
         self.obs_shape = self.game.obs_shape
         self.continuous = self.game.continuous

@@ -251,6 +251,9 @@ def test_one_collection_at_a_time_and_bad_arguments():
         rf.Engine(n_games=0)
     with pytest.raises(ValueError, match="num_threads"):
         rf.Engine(n_games=2, n_threads=1_000_000)
+    for seed in (-1, 2**128, 1.5):
+        with pytest.raises(ValueError, match="seed"):
+            rf.Engine(n_games=2, seed=seed)
     with pytest.raises(ValueError):
         rf.learners.Ppo(gamma=1.5)
     with pytest.raises(ValueError):
