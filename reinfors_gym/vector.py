@@ -219,6 +219,15 @@ class CarRacingVectorEnv(VectorEnv):
         self._truncations = np.zeros(n, np.bool_)
         self._lap = np.zeros(n, np.int8)
         self._was_reset = np.zeros(n, np.bool_)
+        self._step_buffers = (
+            self._obs,
+            self._final_obs,
+            self._rewards,
+            self._terminations,
+            self._truncations,
+            self._lap,
+            self._was_reset,
+        )
         self._has_reset = False
         self._sub_envs = [_SubEnv(self, i) for i in range(n)]
         self._executor: ThreadPoolExecutor | None = None
@@ -273,52 +282,62 @@ class CarRacingVectorEnv(VectorEnv):
     def step(
         self, actions: Any
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        self.step_async(actions, _run_now=True)
-        return self.step_wait()
+        # The synchronous path calls the core directly: no future, and the action checks the
+        # core repeats anyway are left to it (see `_run_step`). Per-batch Python time is
+        # what limits thread scaling on small batches.
+        self._check_steppable()
+        flags = self._run_step(self._coerce_actions(actions, check_values=False), actions)
+        return self._step_result(flags)
 
-    def step_async(self, actions: Any, *, _run_now: bool = False) -> None:
+    def step_async(self, actions: Any) -> None:
         """Starts stepping with `actions` in the background; collect with :meth:`step_wait`."""
-        self._check_ready()
-        if not self._has_reset:
-            raise gym_error.ResetNeeded("step() called before reset(); call reset() first")
+        self._check_steppable()
         acts = self._coerce_actions(actions)
-        args = (
-            acts,
-            self._obs,
-            self._final_obs,
-            self._rewards,
-            self._terminations,
-            self._truncations,
-            self._lap,
-            self._was_reset,
-        )
-        self._start("step", lambda: self._pool.step(*args), run_now=_run_now)
+        self._start("step", lambda: self._run_step(acts, actions))
 
     def step_wait(
         self, timeout: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Finishes :meth:`step_async`."""
-        self._finish("step", timeout)
+        return self._step_result(self._finish("step", timeout))
+
+    def _check_steppable(self) -> None:
+        self._check_ready()
+        if not self._has_reset:
+            raise gym_error.ResetNeeded("step() called before reset(); call reset() first")
+
+    def _run_step(self, acts: np.ndarray, actions: Any) -> tuple[bool, bool]:
+        """Steps the core; returns its (any lap info, any reset) flags."""
+        try:
+            return self._pool.step(acts, *self._step_buffers)
+        except ValueError:
+            # The core refused an action (NaN/inf, out of range) before touching any sub-env:
+            # re-check in Python for the message naming every offending sub-env.
+            self._coerce_actions(actions)
+            raise
+
+    def _step_result(
+        self, flags: tuple[bool, bool]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        any_lap, any_reset = flags
         infos: dict[str, Any] = {}
-        n = self.num_envs
-        has_lap = self._lap >= 0
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
-            done = self._was_reset.copy()
-            if done.any():
-                final_obs = np.full(n, None, dtype=object)
+            if any_reset:
+                done = self._was_reset.copy()
+                final_obs = np.full(self.num_envs, None, dtype=object)
                 for i in np.flatnonzero(done):
                     final_obs[i] = self._final_obs[i].copy()
                 final_info: dict[str, Any] = {}
-                lap_mask = done & has_lap
+                lap_mask = done & (self._lap >= 0)
                 if lap_mask.any():
                     final_info["lap_finished"] = self._lap == 1
                     final_info["_lap_finished"] = lap_mask
                 infos.update(
                     final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done
                 )
-        elif has_lap.any():
+        elif any_lap:
             infos["lap_finished"] = self._lap == 1
-            infos["_lap_finished"] = has_lap
+            infos["_lap_finished"] = self._lap >= 0
         return (
             self._observations(),
             self._rewards.copy(),
@@ -401,7 +420,7 @@ class CarRacingVectorEnv(VectorEnv):
                 self._pending[0],
             )
 
-    def _start(self, name: str, work: Any, run_now: bool) -> None:
+    def _start(self, name: str, work: Any, run_now: bool = False) -> None:
         if run_now:
             future: Future = Future()
             try:
@@ -414,14 +433,15 @@ class CarRacingVectorEnv(VectorEnv):
             future = self._executor.submit(work)
         self._pending = (name, future)
 
-    def _finish(self, name: str, timeout: float | None) -> None:
+    def _finish(self, name: str, timeout: float | None) -> Any:
+        """Waits for the pending `name` call; returns its result (or raises its exception)."""
         self._check_open()
         if self._pending is None or self._pending[0] != name:
             raise gym_error.NoAsyncCallError(
                 f"calling `{name}_wait` without any prior call to `{name}_async`", name
             )
         try:
-            self._pending[1].result(timeout)
+            return self._pending[1].result(timeout)
         except FutureTimeout as e:
             raise TimeoutError(f"`{name}_wait` timed out after {timeout} s") from e
         finally:
@@ -460,25 +480,30 @@ class CarRacingVectorEnv(VectorEnv):
             raise ValueError("`options['reset_mask']` must contain at least one True value")
         return mask.copy()
 
-    def _coerce_actions(self, actions: Any) -> np.ndarray:
-        a = np.asarray(actions)
+    def _coerce_actions(self, actions: Any, check_values: bool = True) -> np.ndarray:
+        """The actions as the core takes them: `(n, 3)` float64 or `(n,)` int64, C-contiguous.
+        Shapes and dtypes are always checked; values (NaN/inf, the discrete range) only with
+        `check_values`, as the core checks them too before it touches any sub-env."""
+        a = actions if type(actions) is np.ndarray else np.asarray(actions)
         n = self.num_envs
+        kind = a.dtype.kind
         if self.continuous:
             if a.shape != (n, 3):
                 raise InvalidAction(f"actions must have shape ({n}, 3), got {a.shape}")
-            if a.dtype == np.bool_ or not (
-                np.issubdtype(a.dtype, np.floating) or np.issubdtype(a.dtype, np.integer)
-            ):
+            if kind not in "fiu":
                 raise InvalidAction(f"actions must be a float array, got dtype {a.dtype}")
-            a = np.ascontiguousarray(a, dtype=np.float64)
-            if not np.isfinite(a).all():
+            if a.dtype != np.float64 or not a.flags.c_contiguous:
+                a = np.ascontiguousarray(a, dtype=np.float64)
+            if check_values and not np.isfinite(a).all():
                 bad = sorted({int(i) for i in np.argwhere(~np.isfinite(a))[:, 0]})
                 raise InvalidAction(f"actions must be finite; sub-envs {bad} have NaN/inf")
             return a
-        if a.shape != (n,) or not np.issubdtype(a.dtype, np.integer):
+        if a.shape != (n,) or kind not in "iu":
             raise InvalidAction(
                 f"discrete actions must be integers of shape ({n},), got {a.shape} {a.dtype}"
             )
-        if ((a < 0) | (a >= 5)).any():
+        if check_values and ((a < 0) | (a >= 5)).any():
             raise InvalidAction(f"discrete actions must be in 0..5, got {a.tolist()}")
-        return np.ascontiguousarray(a, dtype=np.int64)
+        if a.dtype != np.int64 or not a.flags.c_contiguous:
+            a = np.ascontiguousarray(a, dtype=np.int64)
+        return a

@@ -11,14 +11,17 @@ pub enum Error {
     InvalidArgument(String),
     /// A call made in the wrong state: `step` before `reset`, or any call after `close`.
     InvalidState(String),
+    /// A bug on our side (a caught panic); the sub-envs involved need a reset.
+    Internal(String),
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::InvalidAction(m) | Error::InvalidArgument(m) | Error::InvalidState(m) => {
-                f.write_str(m)
-            }
+            Error::InvalidAction(m)
+            | Error::InvalidArgument(m)
+            | Error::InvalidState(m)
+            | Error::Internal(m) => f.write_str(m),
         }
     }
 }

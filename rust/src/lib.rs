@@ -9,11 +9,14 @@
 //! - [`render`]: a reusable 2-D rasterizer with area-coverage anti-aliasing.
 //! - [`scene`]: what a CarRacing frame shows, drawn with [`render`].
 //! - [`env`]: the environment state machine tying them together.
+//! - [`crew`]: persistent helper threads with a spin-then-park hand-off, for short batches.
+//! - [`pool`]: many envs stepped in parallel into one batch; [`collector`]: PPO rollouts.
 //! - `py` (feature `python`): the PyO3 binding.
 
 pub mod car;
 pub mod collector;
 pub mod contact;
+pub mod crew;
 pub mod env;
 pub mod error;
 pub mod numpy_compat;

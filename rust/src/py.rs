@@ -28,7 +28,7 @@ type RngState = (u128, u128, bool, u32);
 fn to_py_err(e: Error) -> PyErr {
     match e {
         Error::InvalidAction(m) | Error::InvalidArgument(m) => PyValueError::new_err(m),
-        Error::InvalidState(m) => PyRuntimeError::new_err(m),
+        Error::InvalidState(m) | Error::Internal(m) => PyRuntimeError::new_err(m),
     }
 }
 
@@ -43,6 +43,13 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
 /// Runs `f`, turning errors and panics into Python exceptions. `poisoned` is set on a panic.
 fn guarded<T>(poisoned: &mut bool, f: impl FnOnce() -> Result<T, Error>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(f)) {
+        // A panic caught on a helper thread arrives as `Internal`: poisoned just the same.
+        Ok(Err(e @ Error::Internal(_))) => {
+            *poisoned = true;
+            Err(PyRuntimeError::new_err(format!(
+                "{e}; call reset() before stepping again"
+            )))
+        }
         Ok(result) => result.map_err(to_py_err),
         Err(payload) => {
             *poisoned = true;
@@ -471,7 +478,8 @@ impl PyPool {
 
     /// Steps all sub-envs. `actions` is `(n, 3)` float64 (continuous) or `(n,)` int64 (discrete).
     /// Writes `obs`, `final_obs`, and per-env `rewards`, `terminated`, `truncated`,
-    /// `lap_finished` (-1 none, 0 false, 1 true) and `reset` flags.
+    /// `lap_finished` (-1 none, 0 false, 1 true) and `reset` flags. Returns whether any
+    /// `lap_finished` and any `reset` flag is set, so the caller skips building empty infos.
     #[allow(clippy::too_many_arguments)]
     fn step(
         &mut self,
@@ -484,7 +492,7 @@ impl PyPool {
         truncated: &Bound<'_, PyArray1<bool>>,
         lap_finished: &Bound<'_, PyArray1<i8>>,
         reset: &Bound<'_, PyArray1<bool>>,
-    ) -> PyResult<()> {
+    ) -> PyResult<(bool, bool)> {
         if self.poisoned {
             return Err(PyRuntimeError::new_err(
                 "the vector environment was interrupted by an internal error; call reset() first",
@@ -544,14 +552,17 @@ impl PyPool {
         if [rw.len(), te.len(), tr.len(), lf.len(), rs.len()] != [n; 5] {
             return Err(PyValueError::new_err("result buffers must have shape (n,)"));
         }
+        let (mut any_lap, mut any_reset) = (false, false);
         for (i, r) in self.results.iter().enumerate() {
             rw[i] = r.reward;
             te[i] = r.terminated;
             tr[i] = r.truncated;
             lf[i] = r.lap_finished.map_or(-1, i8::from);
             rs[i] = r.reset;
+            any_lap |= r.lap_finished.is_some();
+            any_reset |= r.reset;
         }
-        Ok(())
+        Ok((any_lap, any_reset))
     }
 
     /// Draws sub-env `i` at `width`×`height`.
