@@ -502,7 +502,7 @@ impl Canvas {
                             fill_px(row, color);
                         }
                     }
-                    Op::Layer(i) => composite_row(&mut self.layers[i], y, row),
+                    Op::Layer(i) => self.layers[i].composite_row_over(y, row),
                     Op::Rect {
                         x,
                         y: ys,
@@ -542,22 +542,45 @@ fn quantize_row(src: &[f32], dst: &mut [u8], q: Quantizer) {
     for (a, b) in (&mut s).zip(&mut d) {
         let a: &[f32; 16] = a.try_into().expect("chunk of 16");
         let b: &mut [u8; 16] = b.try_into().expect("chunk of 16");
-        *b = q.apply16(a);
+        *b = apply16(q, a);
     }
     for (o, &v) in d.into_remainder().iter_mut().zip(s.remainder()) {
         *o = q.apply(v);
     }
 }
 
-/// Resolves row `y` of `acc` and composites it over `row`, pixel by pixel as it resolves.
-fn composite_row(acc: &mut Accumulator, y: usize, row: &mut [[f32; 3]]) {
-    acc.resolve_row_runs(y, |x, n, v| {
-        if n == 1 {
-            blend(&mut row[x], &v);
-        } else {
-            blend_uniform(&mut row[x..x + n], v);
-        }
-    });
+/// [`Quantizer::apply16`] with SSE2's convert-and-saturate instructions, which do in four
+/// steps what the portable form needs seven for: `cvtps2dq` rounds to nearest-even (the
+/// default MXCSR mode, which the `2^23` trick of [`Quantizer::apply`] also relies on) and the
+/// saturating packs clamp to 0–255. The `min` first sends +inf to 255 (the conversion would
+/// make it 0) and keeps NaN, which converts to 0 as before: same bytes for every input.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn apply16(q: Quantizer, v: &[f32; 16]) -> [u8; 16] {
+    use std::arch::x86_64::*;
+    // SAFETY: SSE2 is part of the x86-64 baseline; loads and stores are unaligned and stay
+    // within the two arrays.
+    unsafe {
+        let off = _mm_set1_ps(q.add - 0.5 - q.sub);
+        let top = _mm_set1_ps(255.0);
+        let p = v.as_ptr();
+        // `minps` returns its second operand when either is NaN: NaN stays NaN.
+        let conv = |x: __m128| _mm_cvtps_epi32(_mm_min_ps(top, _mm_add_ps(x, off)));
+        let i0 = conv(_mm_loadu_ps(p));
+        let i1 = conv(_mm_loadu_ps(p.add(4)));
+        let i2 = conv(_mm_loadu_ps(p.add(8)));
+        let i3 = conv(_mm_loadu_ps(p.add(12)));
+        let bytes = _mm_packus_epi16(_mm_packs_epi32(i0, i1), _mm_packs_epi32(i2, i3));
+        let mut out = [0u8; 16];
+        _mm_storeu_si128(out.as_mut_ptr().cast(), bytes);
+        out
+    }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn apply16(q: Quantizer, v: &[f32; 16]) -> [u8; 16] {
+    q.apply16(v)
 }
 
 /// Row `y` (one the rectangle touches) of [`Canvas::fill_rect`] of `[x[0], x[1]) × [ys[0],
@@ -626,31 +649,6 @@ fn fill_px(px: &mut [[f32; 3]], color: [f32; 3]) {
     rest.copy_from_slice(&pattern[..n]);
 }
 
-/// `dst = v + (1 - coverage)·dst` for one pixel, `v = [r·a, g·a, b·a, a]`.
-#[inline]
-fn blend(d: &mut [f32; 3], v: &[f32; 4]) {
-    let k = 1.0 - v[3];
-    d[0] = v[0] + k * d[0];
-    d[1] = v[1] + k * d[1];
-    d[2] = v[2] + k * d[2];
-}
-
-/// [`blend`] of one value into a run of pixels. Works on four pixels (twelve floats) at a
-/// time so the interleaved channels vectorize; the arithmetic per channel is the same.
-fn blend_uniform(px: &mut [[f32; 3]], v: [f32; 4]) {
-    let k = 1.0 - v[3];
-    let pattern: [f32; 12] = std::array::from_fn(|i| v[i % 3]);
-    let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
-    for q in &mut quads {
-        for (d, &c) in q.iter_mut().zip(&pattern) {
-            *d = c + k * *d;
-        }
-    }
-    for (d, &c) in quads.into_remainder().iter_mut().zip(&pattern) {
-        *d = c + k * *d;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -711,6 +709,32 @@ mod tests {
         assert!((c.pixels()[1][0] - 255.0).abs() < 1e-3);
         assert!((c.pixels()[2][0] - (0.5 * 255.0 + 5.0)).abs() < 1e-3);
         assert!((c.pixels()[7][0] - 10.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn fast_quantizer_matches_the_portable_one() {
+        let mut vals: Vec<f32> = (-40..=2200).map(|i| i as f32 * 0.125).collect();
+        // Ties, near-ties and non-finite values.
+        for k in 0..300 {
+            let v = k as f32 + 0.5;
+            vals.extend([v, v.next_up(), v.next_down(), v - 1.501, v + 0.499]);
+        }
+        vals.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e9, -1e9, -0.0]);
+        while vals.len() % 16 != 0 {
+            vals.push(0.0);
+        }
+        for q in [
+            Quantizer::round(),
+            Quantizer::pygame_smoothscale(1000, 800, 96, 96),
+            Quantizer::pygame_smoothscale(1000, 800, 600, 400),
+        ] {
+            for chunk in vals.chunks_exact(16) {
+                let c: &[f32; 16] = chunk.try_into().unwrap();
+                let expect: Vec<u8> = c.iter().map(|&v| q.apply(v)).collect();
+                assert_eq!(apply16(q, c).to_vec(), expect, "{c:?}");
+                assert_eq!(q.apply16(c).to_vec(), expect, "{c:?}");
+            }
+        }
     }
 
     #[test]

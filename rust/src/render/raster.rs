@@ -9,11 +9,24 @@
 //! change, so resolving reports those stretches (polygon interiors, empty space) as uniform
 //! spans instead of summing cell by cell; the numbers are the same either way.
 
-/// `floor` of a non-negative value as an index (saturating at `i32::MAX`: far beyond any
-/// grid). Through `i32`, whose saturating cast costs fewer instructions than `usize`'s.
+/// `floor` of a non-negative value as an index. A NaN or a value beyond `i32` gives an index
+/// far outside any grid, so the slicing that follows panics (caught at the binding) rather
+/// than drawing garbage.
 #[inline]
 fn floor_usize(v: f32) -> usize {
-    v as i32 as usize
+    // Rust's saturating `as` adds NaN and range checks around the conversion; this sits on
+    // the hottest path of the rasterizer, so use the bare truncating instruction where we
+    // know it (x86-64: `cvttss2si`, defined for every input).
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_cvttss_si32, _mm_set_ss};
+        // SAFETY: SSE is part of the x86-64 baseline.
+        unsafe { _mm_cvttss_si32(_mm_set_ss(v)) as usize }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        v as i32 as usize
+    }
 }
 
 /// `ceil` of a non-negative value as an index, without a libm call.
@@ -394,6 +407,59 @@ impl Accumulator {
         }
     }
 
+    /// Resolves row `y` and composites it over `row` (0–255 RGB per pixel): `dst = v + (1 -
+    /// a)·dst` with `v = [r·a, g·a, b·a, a]`, exactly as blending each run that
+    /// [`Accumulator::resolve_row_runs`] reports; then clears the row. The fused form of the
+    /// hottest loop of a frame: no callback per pixel, and fully covered runs become plain
+    /// stores (`v + 0·dst` is `v` for every finite `dst`).
+    pub fn composite_row_over(&mut self, y: usize, row: &mut [[f32; 3]]) {
+        if self.is_empty() || y < self.y_min || y > self.y_max {
+            return;
+        }
+        let stride = self.width + 2;
+        let (x0, x1) = (self.x_min, self.x_max.min(self.width).min(row.len()));
+        let words = &mut self.touched[y * self.words..(y + 1) * self.words];
+        let cells = &mut self.cells[y * stride..(y + 1) * stride];
+        let mut s = [0.0f32; 4];
+        let mut x = 0;
+        while let Some(a) = next_bit(words, x, true) {
+            let mut b = next_bit(words, a, false).unwrap_or(stride);
+            while let Some(next) = next_bit(words, b, true) {
+                if next >= b + MIN_UNIFORM_SPAN {
+                    break;
+                }
+                b = next_bit(words, next, false).unwrap_or(stride);
+            }
+            let (lo, hi) = (x.max(x0), a.min(x1));
+            if lo < hi && s != [0.0; 4] {
+                blend_run(&mut row[lo..hi], renormalise(s));
+            }
+            // Cells a..b: sum (and clear) all of them, blend those within the dirty columns.
+            let lo = a.max(x0).min(b);
+            let hi = b.min(x1).max(lo);
+            for cell in &mut cells[a..lo] {
+                add4(&mut s, cell);
+            }
+            for (cell, px) in cells[lo..hi].iter_mut().zip(&mut row[lo..hi]) {
+                add4(&mut s, cell);
+                blend_px(px, renormalise(s));
+            }
+            for cell in &mut cells[hi..b] {
+                add4(&mut s, cell);
+            }
+            x = b;
+        }
+        let (lo, hi) = (x.max(x0), stride.min(x1));
+        if lo < hi && s != [0.0; 4] {
+            blend_run(&mut row[lo..hi], renormalise(s));
+        }
+        words.fill(0);
+        self.y_min = y + 1;
+        if self.is_empty() {
+            self.reset_bbox();
+        }
+    }
+
     /// [`Accumulator::resolve_spans`] pixel by pixel: calls `f(x, y, [r·a, g·a, b·a, a])`
     /// for every pixel with non-zero coverage (and possibly some with zero).
     pub fn resolve(&mut self, mut f: impl FnMut(usize, usize, [f32; 4])) {
@@ -409,6 +475,50 @@ impl Accumulator {
                 }
             }
         });
+    }
+}
+
+/// `s += cell`, then clears the cell.
+#[inline]
+fn add4(s: &mut [f32; 4], cell: &mut [f32; 4]) {
+    s[0] += cell[0];
+    s[1] += cell[1];
+    s[2] += cell[2];
+    s[3] += cell[3];
+    *cell = [0.0; 4];
+}
+
+/// `dst = v + (1 - coverage)·dst` for one pixel, `v = [r·a, g·a, b·a, a]`.
+#[inline]
+fn blend_px(d: &mut [f32; 3], v: [f32; 4]) {
+    let k = 1.0 - v[3];
+    d[0] = v[0] + k * d[0];
+    d[1] = v[1] + k * d[1];
+    d[2] = v[2] + k * d[2];
+}
+
+/// [`blend_px`] of one value over a run of pixels; a plain fill where the coverage is full.
+/// Works on four pixels (twelve floats) at a time so the interleaved channels vectorize.
+fn blend_run(px: &mut [[f32; 3]], v: [f32; 4]) {
+    let pattern: [f32; 12] = std::array::from_fn(|i| v[i % 3]);
+    let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
+    if v[3] == 1.0 {
+        for q in &mut quads {
+            q.copy_from_slice(&pattern);
+        }
+        let rest = quads.into_remainder();
+        let n = rest.len();
+        rest.copy_from_slice(&pattern[..n]);
+        return;
+    }
+    let k = 1.0 - v[3];
+    for q in &mut quads {
+        for (d, &c) in q.iter_mut().zip(&pattern) {
+            *d = c + k * *d;
+        }
+    }
+    for (d, &c) in quads.into_remainder().iter_mut().zip(&pattern) {
+        *d = c + k * *d;
     }
 }
 
