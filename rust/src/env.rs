@@ -7,7 +7,7 @@ use crate::car::{Car, CarState};
 use crate::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
 use crate::error::{Error, Result};
 use crate::rng::NumpyGenerator;
-use crate::scene::{Indicators, Renderer, RoadPoly, SceneView};
+use crate::scene::{road_chunk_bounds, Indicators, Renderer, RoadPoly, SceneView};
 use crate::track::{self, Track, PLAYFIELD};
 
 /// Simulation rate. Steps per second.
@@ -112,6 +112,8 @@ struct Episode {
     grid: TileGrid,
     /// Tiles and kerbs in Gymnasium's draw order, with their current colours.
     road: Vec<RoadPoly>,
+    /// [`road_chunk_bounds`] of `road`, for culling whole stretches at once.
+    road_bounds: Vec<[f64; 4]>,
     /// Index into `road` of each tile (kerbs sit between tiles).
     tile_road_index: Vec<usize>,
     tile_visited: Vec<bool>,
@@ -227,6 +229,7 @@ impl CarRacing {
         self.episode = Some(Episode {
             track,
             grid,
+            road_bounds: road_chunk_bounds(&road),
             road,
             tile_road_index,
             tile_visited: vec![false; tiles],
@@ -360,6 +363,7 @@ impl CarRacing {
             bg_color: self.palette.bg,
             grass_color: self.palette.grass,
             road: &ep.road,
+            road_bounds: &ep.road_bounds,
             car: &drawing,
             skid_marks: ep.car.skid_marks(),
             indicators: Indicators {

@@ -57,11 +57,38 @@ pub struct SceneView<'a> {
     pub grass_color: [f64; 3],
     /// Tiles and kerbs in Gymnasium's draw order.
     pub road: &'a [RoadPoly],
+    /// Optional [`road_chunk_bounds`] of `road`, so whole stretches of road far from the
+    /// camera are skipped with one test. Empty (or of the wrong length): every polygon is
+    /// tested on its own. Either way the frame is the same.
+    pub road_bounds: &'a [[f64; 4]],
     pub car: &'a CarDrawing,
     pub skid_marks: &'a [SkidMark],
     pub indicators: Indicators,
     /// Accumulated episode reward (the score digits show `f"{reward:04.0f}"`).
     pub reward: f64,
+}
+
+/// Road polygons per [`road_chunk_bounds`] box.
+pub const ROAD_CHUNK: usize = 8;
+
+/// World-space bounding boxes `[x_min, x_max, y_min, y_max]` of consecutive runs of
+/// [`ROAD_CHUNK`] road polygons (the last run may be shorter), for [`SceneView::road_bounds`].
+/// The road's vertices never move within an episode, so this is computed once per track.
+pub fn road_chunk_bounds(road: &[RoadPoly]) -> Vec<[f64; 4]> {
+    road.chunks(ROAD_CHUNK)
+        .map(|chunk| {
+            let mut b = [f64::MAX, f64::MIN, f64::MAX, f64::MIN];
+            for p in chunk.iter().flat_map(|rp| &rp.vertices) {
+                b = [
+                    b[0].min(p[0]),
+                    b[1].max(p[0]),
+                    b[2].min(p[1]),
+                    b[3].max(p[1]),
+                ];
+            }
+            b
+        })
+        .collect()
 }
 
 use crate::numpy_compat::np_sign;
@@ -317,10 +344,21 @@ impl Renderer {
         canvas.composite_layer();
 
         // Road tiles and kerbs abut: one layer, so shared edges never show the grass.
-        for rp in view.road {
-            if cull.project(&rp.vertices, &mut px) {
-                let c = rp.color;
-                canvas.push_pixel_polygon(&px, [c[0] as f32, c[1] as f32, c[2] as f32]);
+        let chunk_bounds = (view.road_bounds.len() == view.road.len().div_ceil(ROAD_CHUNK))
+            .then_some(view.road_bounds);
+        for (k, chunk) in view.road.chunks(ROAD_CHUNK).enumerate() {
+            // A box that misses the culler's world box holds no vertex the culler would keep.
+            if let Some(b) = chunk_bounds.map(|bounds| bounds[k]) {
+                if b[1] < cull.wx[0] || b[0] > cull.wx[1] || b[3] < cull.wy[0] || b[2] > cull.wy[1]
+                {
+                    continue;
+                }
+            }
+            for rp in chunk {
+                if cull.project(&rp.vertices, &mut px) {
+                    let c = rp.color;
+                    canvas.push_pixel_polygon(&px, [c[0] as f32, c[1] as f32, c[2] as f32]);
+                }
             }
         }
         canvas.composite_layer();

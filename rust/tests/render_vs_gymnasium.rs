@@ -20,6 +20,7 @@ struct Scene {
     ind: Indicators,
     car: CarDrawing,
     road: Vec<RoadPoly>,
+    road_bounds: Vec<[f64; 4]>,
     skid: Vec<SkidMark>,
     state: Vec<u8>,
     video: Option<Vec<u8>>,
@@ -34,6 +35,7 @@ impl Scene {
             bg_color: self.bg,
             grass_color: self.grass,
             road: &self.road,
+            road_bounds: &self.road_bounds,
             car: &self.car,
             skid_marks: &self.skid,
             indicators: self.ind,
@@ -72,6 +74,7 @@ fn load(dir: &Path, name: &str) -> Scene {
             wheel_pose: [([0.0; 2], 0.0); 4],
         },
         road: Vec::new(),
+        road_bounds: Vec::new(),
         skid: Vec::new(),
         state: Vec::new(),
         video: None,
@@ -155,6 +158,7 @@ fn load(dir: &Path, name: &str) -> Scene {
         }
     }
     s.state = std::fs::read(dir.join(format!("{name}.state.bin"))).expect("state frame");
+    s.road_bounds = scene::road_chunk_bounds(&s.road);
     s
 }
 
@@ -237,6 +241,22 @@ fn video_frames_match_gymnasium() {
         n += 1;
     }
     assert!(n > 0);
+}
+
+#[test]
+fn road_chunk_culling_changes_no_pixel() {
+    let mut r = Renderer::new();
+    for s in load_all() {
+        let mut with = vec![0u8; 96 * 96 * 3];
+        let mut without = vec![0u8; 96 * 96 * 3];
+        r.draw_into(&s.view(), &mut with, 96, 96, false);
+        let view = SceneView {
+            road_bounds: &[],
+            ..s.view()
+        };
+        r.draw_into(&view, &mut without, 96, 96, false);
+        assert_eq!(with, without, "{}", s.name);
+    }
 }
 
 #[test]

@@ -109,10 +109,9 @@ enum Op {
     Clear { rows: usize, color: [f32; 3] },
     /// Composite `layers[i]`.
     Layer(usize),
-    /// Paint `[x[0], x[1]) × [y[0], y[1])` (canvas pixels, clamped, non-empty) with `color`;
-    /// it touches rows `rows`.
+    /// Paint a rectangle (see [`Canvas::fill_rect`]) with `color`; it touches rows `rows`.
     Rect {
-        x: [f64; 2],
+        cols: RectColumns,
         y: [f64; 2],
         rows: (usize, usize),
         color: [f32; 3],
@@ -121,6 +120,43 @@ enum Op {
     Patch(usize),
     /// Rows become the image baked by [`Canvas::pixels`].
     Baked,
+}
+
+/// The columns of a rectangle `[x0, x1) × ...` (canvas pixels, clamped, non-empty), worked out
+/// once for all its rows: `full` lie wholly inside (coverage exactly 1), and at most two
+/// partial columns at the ends with their coverage.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct RectColumns {
+    full: (usize, usize),
+    partial: [(usize, f32); 2],
+    partial_count: usize,
+}
+
+impl RectColumns {
+    fn new(x0: f64, x1: f64) -> Self {
+        let cols = x0 as usize..(x1.ceil() as usize);
+        let full = (x0.ceil() as usize).min(cols.end)..(x1 as usize).max(cols.start);
+        let full = (full.start, full.end.max(full.start));
+        let mut partial = [(0, 0.0); 2];
+        let mut partial_count = 0;
+        for x in (cols.start..full.0).chain(full.1..cols.end) {
+            // A rectangle narrower than a pixel has one partial column (then `full` is empty).
+            if partial_count < 2 {
+                partial[partial_count] = (x, overlap(x0, x1, x));
+                partial_count += 1;
+            }
+        }
+        Self {
+            full,
+            partial,
+            partial_count,
+        }
+    }
+}
+
+/// Length of `[lo, hi) ∩ [i, i + 1)`.
+fn overlap(lo: f64, hi: f64, i: usize) -> f32 {
+    ((hi.min(i as f64 + 1.0) - lo.max(i as f64)).max(0.0)) as f32
 }
 
 /// An opaque grey image already area-averaged onto a canvas grid: per canvas pixel of the
@@ -141,6 +177,10 @@ pub struct GrayPatch {
     row: Vec<f32>,
     cov_x: Vec<f32>,
     cov_y: Vec<f32>,
+    /// Per source column `i`, the canvas cells it overlaps and by how much:
+    /// `col_cells[col_start[i]..col_start[i + 1]]`.
+    col_cells: Vec<(usize, f32)>,
+    col_start: Vec<usize>,
 }
 
 impl GrayPatch {
@@ -191,6 +231,17 @@ impl GrayPatch {
                 }
             }
         }
+        // Which cells each source column overlaps is the same on every source row: work it
+        // out once (the same overlaps, in the same order, as computing them per pixel).
+        self.col_cells.clear();
+        self.col_start.clear();
+        for i in 0..iw {
+            self.col_start.push(self.col_cells.len());
+            let xlo = x0 + i as f64 * sx;
+            let cells = &mut self.col_cells;
+            spans(xlo, xlo + sx, cx0, cx1, |c, a| cells.push((c, a)));
+        }
+        self.col_start.push(self.col_cells.len());
         for j in 0..ih {
             let ylo = y0 + j as f64 * sy;
             let yhi = ylo + sy;
@@ -200,13 +251,14 @@ impl GrayPatch {
             // Horizontal pass for this source row, then spread it over the rows it covers.
             let row = &mut self.row;
             row.fill(0.0);
-            for i in 0..iw {
-                let v = img[j * iw + i] as f32;
+            for (i, &px) in img[j * iw..(j + 1) * iw].iter().enumerate() {
+                let v = px as f32;
                 if v == 0.0 {
                     continue;
                 }
-                let xlo = x0 + i as f64 * sx;
-                spans(xlo, xlo + sx, cx0, cx1, |c, a| row[c] += a * v);
+                for &(c, a) in &self.col_cells[self.col_start[i]..self.col_start[i + 1]] {
+                    row[c] += a * v;
+                }
             }
             let (cov_y, value) = (&mut self.cov_y, &mut self.value);
             spans(ylo, yhi, cy0, cy1, |r, a| {
@@ -401,7 +453,7 @@ impl Canvas {
             return;
         }
         self.ops.push(Op::Rect {
-            x: [x0, x1],
+            cols: RectColumns::new(x0, x1),
             y: [y0, y1],
             rows: (y0 as usize, y1.ceil() as usize),
             color,
@@ -496,25 +548,25 @@ impl Canvas {
                 fill_px(row, [0.0; 3]);
             }
             for op in &self.ops {
-                match *op {
-                    Op::Clear { rows, color } => {
+                match op {
+                    &Op::Clear { rows, color } => {
                         if y < rows {
                             fill_px(row, color);
                         }
                     }
-                    Op::Layer(i) => self.layers[i].composite_row_over(y, row),
+                    &Op::Layer(i) => self.layers[i].composite_row_over(y, row),
                     Op::Rect {
-                        x,
+                        cols,
                         y: ys,
                         rows,
                         color,
                     } => {
                         if (rows.0..rows.1).contains(&y) {
-                            paint_rect_row(row, y, x, ys, color);
+                            paint_rect_row(row, y, cols, *ys, *color);
                         }
                     }
-                    Op::Patch(i) => blend_patch_row(&self.patches[i], y, row),
-                    Op::Baked => row.copy_from_slice(&self.img[y * w..(y + 1) * w]),
+                    &Op::Patch(i) => blend_patch_row(&self.patches[i], y, row),
+                    &Op::Baked => row.copy_from_slice(&self.img[y * w..(y + 1) * w]),
                 }
             }
             emit(y, row);
@@ -583,23 +635,23 @@ fn apply16(q: Quantizer, v: &[f32; 16]) -> [u8; 16] {
     q.apply16(v)
 }
 
-/// Row `y` (one the rectangle touches) of [`Canvas::fill_rect`] of `[x[0], x[1]) × [ys[0],
-/// ys[1])` (clamped, non-empty).
-fn paint_rect_row(row: &mut [[f32; 3]], y: usize, x: [f64; 2], ys: [f64; 2], color: [f32; 3]) {
-    let ([x0, x1], [y0, y1]) = (x, ys);
-    let overlap =
-        |lo: f64, hi: f64, i: usize| ((hi.min(i as f64 + 1.0) - lo.max(i as f64)).max(0.0)) as f32;
-    // Columns `full` lie wholly inside (overlap exactly 1); only the two ends are partial.
-    let cols = x0 as usize..(x1.ceil() as usize);
-    let full = (x0.ceil() as usize).min(cols.end)..(x1 as usize).max(cols.start);
-    let full = full.start..full.end.max(full.start);
-    let cy = overlap(y0, y1, y);
+/// Row `y` (one the rectangle touches) of [`Canvas::fill_rect`] of columns `cols` × `[ys[0],
+/// ys[1])`.
+fn paint_rect_row(
+    row: &mut [[f32; 3]],
+    y: usize,
+    cols: &RectColumns,
+    ys: [f64; 2],
+    color: [f32; 3],
+) {
+    let cy = overlap(ys[0], ys[1], y);
+    let full = cols.full.0..cols.full.1;
     if cy == 1.0 && full == (0..row.len()) {
         fill_px(row, color);
         return;
     }
-    for x in (cols.start..full.start).chain(full.end..cols.end) {
-        cover(&mut row[x..x + 1], cy * overlap(x0, x1, x), color);
+    for &(x, a) in &cols.partial[..cols.partial_count] {
+        cover(&mut row[x..x + 1], cy * a, color);
     }
     cover(&mut row[full], cy, color);
 }
@@ -627,7 +679,7 @@ fn blend_patch_row(patch: &GrayPatch, y: usize, row: &mut [[f32; 3]]) {
 /// `a` is 1 (see [`Canvas::opaque_rows_from`]).
 fn cover(px: &mut [[f32; 3]], a: f32, color: [f32; 3]) {
     if a == 1.0 {
-        px.fill(color);
+        fill_px(px, color);
         return;
     }
     for d in px {
