@@ -587,8 +587,60 @@ impl Canvas {
     }
 }
 
-/// Quantizes one row of 0–255 floats into bytes, sixteen at a time so it vectorizes.
+/// Quantizes one row of 0–255 floats into bytes: with AVX2 where the CPU has it (checked
+/// once), else sixteen at a time with the x86-64 baseline (or portable code). Every path gives
+/// the same bytes.
 fn quantize_row(src: &[f32], dst: &mut [u8], q: Quantizer) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2() {
+        // SAFETY: the CPU supports AVX2 (checked above).
+        unsafe { quantize_row_avx2(src, dst, q) };
+        return;
+    }
+    quantize_row_baseline(src, dst, q);
+}
+
+#[cfg(target_arch = "x86_64")]
+fn has_avx2() -> bool {
+    use std::sync::OnceLock;
+    static AVX2: OnceLock<bool> = OnceLock::new();
+    *AVX2.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
+}
+
+/// [`quantize_row_baseline`] thirty-two values at a time: quantizing is a quarter of what a
+/// frame costs after the rasterizer, and AVX2 halves its instructions.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn quantize_row_avx2(src: &[f32], dst: &mut [u8], q: Quantizer) {
+    use std::arch::x86_64::*;
+    let mut s = src.chunks_exact(32);
+    let mut d = dst.chunks_exact_mut(32);
+    let off = _mm256_set1_ps(q.add - 0.5 - q.sub);
+    let top = _mm256_set1_ps(255.0);
+    // As in `apply16`: `min(255, x)` keeps NaN (-> 0) and sends +inf to 255; the conversion
+    // rounds to nearest-even like the 2^23 trick; the packs saturate to 0-255.
+    let conv = |x: __m256| _mm256_cvtps_epi32(_mm256_min_ps(top, _mm256_add_ps(x, off)));
+    for (a, b) in (&mut s).zip(&mut d) {
+        // SAFETY: `a` holds 32 floats and `b` 32 bytes; loads and stores are unaligned.
+        unsafe {
+            let p = a.as_ptr();
+            let i0 = conv(_mm256_loadu_ps(p));
+            let i1 = conv(_mm256_loadu_ps(p.add(8)));
+            let i2 = conv(_mm256_loadu_ps(p.add(16)));
+            let i3 = conv(_mm256_loadu_ps(p.add(24)));
+            // The packs work within 128-bit lanes: 0-3 8-11 4-7 12-15 | 16-19 24-27 20-23
+            // 28-31 as 32-bit groups; the permute puts the groups back in order.
+            let bytes = _mm256_packus_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
+            let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+            let bytes = _mm256_permutevar8x32_epi32(bytes, order);
+            _mm256_storeu_si256(b.as_mut_ptr().cast(), bytes);
+        }
+    }
+    quantize_row_baseline(s.remainder(), d.into_remainder(), q);
+}
+
+/// [`quantize_row`] sixteen values at a time (SSE2, the x86-64 baseline, or portable code).
+fn quantize_row_baseline(src: &[f32], dst: &mut [u8], q: Quantizer) {
     let mut s = src.chunks_exact(16);
     let mut d = dst.chunks_exact_mut(16);
     for (a, b) in (&mut s).zip(&mut d) {
@@ -786,6 +838,28 @@ mod tests {
                 assert_eq!(apply16(q, c).to_vec(), expect, "{c:?}");
                 assert_eq!(q.apply16(c).to_vec(), expect, "{c:?}");
             }
+        }
+    }
+
+    #[test]
+    fn row_quantizers_agree() {
+        let src: Vec<f32> = (0..1000)
+            .map(|i| match i % 7 {
+                0 => i as f32 * 0.37 - 20.0,
+                1 => (i % 256) as f32 + 0.5,
+                2 => f32::NAN,
+                3 => f32::INFINITY,
+                _ => (i * 31 % 2600) as f32 * 0.1,
+            })
+            .collect();
+        let q = Quantizer::pygame_smoothscale(1000, 800, 96, 96);
+        for len in [0, 5, 16, 31, 32, 33, 288, 1000] {
+            let expect: Vec<u8> = src[..len].iter().map(|&v| q.apply(v)).collect();
+            let mut out = vec![0u8; len];
+            quantize_row(&src[..len], &mut out, q);
+            assert_eq!(out, expect, "len {len}");
+            quantize_row_baseline(&src[..len], &mut out, q);
+            assert_eq!(out, expect, "len {len}");
         }
     }
 

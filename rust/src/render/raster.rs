@@ -55,6 +55,17 @@ fn mark(words: &mut [u64], lo: usize, hi: usize) {
     }
 }
 
+/// Sets bits `i` and `i + 1` of a row's touched-cell mask ([`mark`] for the commonest case:
+/// an edge crossing a row within one pixel column).
+#[inline]
+fn mark_pair(words: &mut [u64], i: usize) {
+    let (w, b) = (i / 64, i % 64);
+    words[w] |= 3 << b;
+    if b == 63 {
+        words[w + 1] |= 1;
+    }
+}
+
 /// Index of the first bit at or after `from` that is set (`want == true`) or clear, if any.
 #[inline]
 fn next_bit(words: &[u64], from: usize, want: bool) -> Option<usize> {
@@ -285,7 +296,9 @@ impl Accumulator {
         for (cells, mask) in rows.zip(masks) {
             let dy = (top + 1.0).min(p1[1]) - top.max(p0[1]);
             top += 1.0;
-            let xnext = (x + dxdy * dy).clamp(0.0, w);
+            // `max`/`min` rather than `clamp`: the same for the finite values here, without
+            // `clamp`'s NaN handling.
+            let xnext = (x + dxdy * dy).max(0.0).min(w);
             let d = dy * dir;
             let (xa, xb) = if x < xnext { (x, xnext) } else { (xnext, x) };
             // x is clamped non-negative, so truncating casts are floor/ceil (and far cheaper
@@ -299,7 +312,7 @@ impl Accumulator {
                 let pair = &mut cells[xai..xai + 2];
                 deposit(&mut pair[0], wgt, d - d * xmf);
                 deposit(&mut pair[1], wgt, d * xmf);
-                mark(mask, xai, xai + 1);
+                mark_pair(mask, xai);
             } else {
                 let (xaf, xbf) = (xa - xa_floor, xb - xbi as f32 + 1.0);
                 let s = (xb - xa).recip();
