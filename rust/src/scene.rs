@@ -177,6 +177,60 @@ impl Culler {
     }
 }
 
+/// Deposits the edge that consecutive road quads share once instead of twice.
+///
+/// Tile `i` is `[l(i), r(i), r(i-1), l(i-1)]` (Gymnasium's `road1_l, road1_r, road2_r,
+/// road2_l`): its edge 2 is tile `i - 1`'s edge 0 reversed, vertex for vertex (the same
+/// floats, so the same pixels); kerbs chain the same way. Each quad's edge 0 waits here; when a
+/// later quad's edge 2 is exactly its reverse, the pair is deposited as one edge weighted by
+/// the difference of the two colours (the coverage parts cancel). Edges never matched are
+/// deposited on their own. The sum per pixel is the same up to float rounding.
+#[derive(Default)]
+struct SharedEdges {
+    /// Waiting edges `(from, to, weight)`: a tile's and a kerb's can wait at the same time.
+    waiting: [Option<([f32; 2], [f32; 2], [f32; 4])>; 2],
+    /// Which slot to give up next when both are taken.
+    next_out: usize,
+}
+
+impl SharedEdges {
+    fn push(&mut self, canvas: &mut Canvas, px: &[[f32; 2]; 4], color: [f32; 3]) {
+        let slot = self
+            .waiting
+            .iter()
+            .position(|w| w.is_some_and(|(from, to, _)| from == px[3] && to == px[2]));
+        let skip = if slot.is_some() { 0b101 } else { 0b001 };
+        let Some(wgt) = canvas.push_pixel_polygon_except(px, color, skip) else {
+            return; // Nothing drawn: nothing of it may be merged either.
+        };
+        if let Some(k) = slot {
+            if let Some((from, to, w)) = self.waiting[k].take() {
+                let diff = [w[0] - wgt[0], w[1] - wgt[1], w[2] - wgt[2], w[3] - wgt[3]];
+                canvas.push_pixel_edge(from, to, diff);
+            }
+        }
+        let k = match self.waiting.iter().position(Option::is_none) {
+            Some(k) => k,
+            None => {
+                let k = self.next_out;
+                self.next_out = (k + 1) % self.waiting.len();
+                if let Some((from, to, w)) = self.waiting[k].take() {
+                    canvas.push_pixel_edge(from, to, w);
+                }
+                k
+            }
+        };
+        self.waiting[k] = Some((px[0], px[1], wgt));
+    }
+
+    /// Deposits every edge still waiting (before the layer is composited).
+    fn flush(&mut self, canvas: &mut Canvas) {
+        for (from, to, w) in self.waiting.iter_mut().filter_map(Option::take) {
+            canvas.push_pixel_edge(from, to, w);
+        }
+    }
+}
+
 /// pygame's `draw.polygon` of an axis-aligned quad with corners `(xa, ya)`, `(xb, yb)`
 /// (window pixels): it truncates vertices and fills inclusively, so it covers the whole
 /// pixels `[trunc(min), trunc(max) + 1)`. Returns that rectangle scaled by `(sx, sy)` to
@@ -344,6 +398,7 @@ impl Renderer {
         canvas.composite_layer();
 
         // Road tiles and kerbs abut: one layer, so shared edges never show the grass.
+        let mut shared = SharedEdges::default();
         let chunk_bounds = (view.road_bounds.len() == view.road.len().div_ceil(ROAD_CHUNK))
             .then_some(view.road_bounds);
         for (k, chunk) in view.road.chunks(ROAD_CHUNK).enumerate() {
@@ -357,10 +412,11 @@ impl Renderer {
             for rp in chunk {
                 if cull.project(&rp.vertices, &mut px) {
                     let c = rp.color;
-                    canvas.push_pixel_polygon(&px, [c[0] as f32, c[1] as f32, c[2] as f32]);
+                    shared.push(canvas, &px, [c[0] as f32, c[1] as f32, c[2] as f32]);
                 }
             }
         }
+        shared.flush(canvas);
         canvas.composite_layer();
 
         if with_skid_marks {

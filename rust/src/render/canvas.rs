@@ -398,6 +398,23 @@ impl Canvas {
         self.layer().add_polygon(pts, color);
     }
 
+    /// [`Canvas::push_pixel_polygon`] leaving out some edges, to be deposited later with
+    /// [`Canvas::push_pixel_edge`]; see [`Accumulator::add_polygon_except`].
+    pub fn push_pixel_polygon_except(
+        &mut self,
+        pts: &[[f32; 2]],
+        color: [f32; 3],
+        skip: u32,
+    ) -> Option<[f32; 4]> {
+        self.layer().add_polygon_except(pts, color, skip)
+    }
+
+    /// Deposits an edge left out of polygons of the pending layer; see
+    /// [`Accumulator::add_edge`].
+    pub fn push_pixel_edge(&mut self, p0: [f32; 2], p1: [f32; 2], wgt: [f32; 4]) {
+        self.layer().add_edge(p0, p1, wgt);
+    }
+
     /// Composites the pending layer over the image (`dst = layer + (1 - coverage)·dst`).
     pub fn composite_layer(&mut self) {
         if let Some(i) = self.open.take() {

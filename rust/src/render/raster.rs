@@ -229,9 +229,24 @@ impl Accumulator {
     /// Adds a closed polygon (implicitly closed; either orientation) with colour `color`
     /// (0–255 per channel). Overlapping polygons add up; see [`Accumulator::resolve`].
     pub fn add_polygon(&mut self, pts: &[[f32; 2]], color: [f32; 3]) {
+        self.add_polygon_except(pts, color, 0);
+    }
+
+    /// [`Accumulator::add_polygon`], leaving out the edges whose bit is set in `skip` (edge
+    /// `i` runs from `pts[i]` to `pts[i + 1]`). Returns the weight every edge is deposited
+    /// with, or `None` if the polygon deposits nothing (it covers no pixel). Abutting polygons
+    /// share edges, traversed in opposite directions: depositing such an edge once with the
+    /// difference of the two weights ([`Accumulator::add_edge`]) is the same sum for half the
+    /// work.
+    pub fn add_polygon_except(
+        &mut self,
+        pts: &[[f32; 2]],
+        color: [f32; 3],
+        skip: u32,
+    ) -> Option<[f32; 4]> {
         let n = pts.len();
         if n < 3 {
-            return;
+            return None;
         }
         // Normalise orientation so that the interior accumulates +1 coverage.
         let mut area2 = 0.0f32;
@@ -249,7 +264,7 @@ impl Accumulator {
         // covers no pixel (left of it, its winding cancels before column 0).
         let (w, h) = (self.width as f32, self.rows as f32);
         if area2 == 0.0 || lo_x >= w || hi_x <= 0.0 || hi_y <= 0.0 || lo_y >= h || lo_y >= hi_y {
-            return;
+            return None;
         }
         // A positive sum means left edges run downwards, which accumulates +1 inside.
         let sign = if area2 > 0.0 { 1.0 } else { -1.0 };
@@ -261,8 +276,18 @@ impl Accumulator {
             .y_max
             .max(ceil_usize(hi_y).min(self.rows).saturating_sub(1));
         for i in 0..n {
-            self.add_line(pts[i], pts[(i + 1) % n], wgt);
+            if skip & (1 << i) == 0 {
+                self.add_line(pts[i], pts[(i + 1) % n], wgt);
+            }
         }
+        Some(wgt)
+    }
+
+    /// Deposits one edge with weight `wgt` (colour × coverage sign, as
+    /// [`Accumulator::add_polygon_except`] returns): for an edge left out of polygons that
+    /// were added, whose dirty box therefore already covers it.
+    pub fn add_edge(&mut self, p0: [f32; 2], p1: [f32; 2], wgt: [f32; 4]) {
+        self.add_line(p0, p1, wgt);
     }
 
     /// Deposits the signed area swept by one edge, clamped horizontally into `[0, width]`
