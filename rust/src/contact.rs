@@ -7,7 +7,8 @@
 //! runs here, so boundary cases round exactly as in Box2D. A uniform grid and bounding boxes
 //! keep it to the few nearby tiles.
 
-use crate::physics::distance::{test_overlap, POLYGON_RADIUS};
+use crate::physics::distance::{test_overlap_posed, world_vertices, POLYGON_RADIUS};
+use crate::physics::polygon::MAX_POLYGON_VERTICES;
 use crate::physics::{Polygon, Rot, Transform, Vec2};
 
 /// Grid cell edge. World units. Tiles are ~3.5 long and ~13 wide, so a tile spans few cells.
@@ -34,6 +35,9 @@ pub struct Tile {
     /// The quad after `b2PolygonShape::Set` (f32, convex hull, Box2D's vertex order). Local
     /// coordinates of a body at the origin, so also world coordinates. World units.
     pub polygon: Polygon,
+    /// The vertices through the tile body's transform, as GJK evaluates them (identical to
+    /// the local ones except perhaps for the sign of a zero). World units.
+    pub world: [Vec2; MAX_POLYGON_VERTICES],
     /// Bounding box of the vertices, `[min_x, min_y, max_x, max_y]`. World units.
     pub aabb: [f64; 4],
 }
@@ -46,6 +50,7 @@ impl Tile {
         let polygon = Polygon::new(&points);
         Tile {
             polygon,
+            world: world_vertices(polygon.points(), &TILE_TRANSFORM),
             aabb: aabb_of(polygon.points().iter().copied()),
         }
     }
@@ -58,6 +63,8 @@ pub struct Fixture {
     pub polygon: Polygon,
     /// The body's transform (`b2Body::m_xf`). World units.
     pub transform: Transform,
+    /// The vertices through `transform` (`b2Mul(xf, v)`, as GJK evaluates them). World units.
+    pub world: [Vec2; MAX_POLYGON_VERTICES],
     /// Bounding box of the transformed vertices, `[min_x, min_y, max_x, max_y]`. World units.
     pub aabb: [f64; 4],
 }
@@ -65,10 +72,12 @@ pub struct Fixture {
 impl Fixture {
     /// Poses `polygon` (local coordinates) with `transform`.
     pub fn new(polygon: Polygon, transform: Transform) -> Self {
+        let world = world_vertices(polygon.points(), &transform);
         Fixture {
             polygon,
             transform,
-            aabb: aabb_of(polygon.points().iter().map(|&v| transform.apply(v))),
+            world,
+            aabb: aabb_of(world[..polygon.count].iter().copied()),
         }
     }
 }
@@ -104,13 +113,19 @@ fn aabbs_overlap(a: &[f64; 4], b: &[f64; 4], margin: f64) -> bool {
 /// that cannot matter: the test is symmetric bit for bit (swapping A and B negates every
 /// simplex vector, which rounds identically), as the recorded oracle confirms.
 pub fn touching(tile: &Tile, fixture: &Fixture) -> bool {
-    aabbs_overlap(&tile.aabb, &fixture.aabb, REACH)
-        && test_overlap(
-            &tile.polygon,
-            &TILE_TRANSFORM,
-            &fixture.polygon,
-            &fixture.transform,
-        )
+    aabbs_overlap(&tile.aabb, &fixture.aabb, REACH) && gjk_touching(tile, fixture)
+}
+
+/// [`touching`] without the bounding-box prefilter: the GJK test alone.
+fn gjk_touching(tile: &Tile, fixture: &Fixture) -> bool {
+    test_overlap_posed(
+        &tile.polygon,
+        &TILE_TRANSFORM,
+        &tile.world,
+        &fixture.polygon,
+        &fixture.transform,
+        &fixture.world,
+    )
 }
 
 /// The tiles of one track, bucketed in a uniform grid.
@@ -199,8 +214,9 @@ impl TileGrid {
         margin: f64,
         mut f: impl FnMut(usize),
     ) {
-        let cell =
-            |v: f64, o: f64, n: usize| (((v - o) / CELL).floor().max(0.0) as usize).min(n - 1);
+        // `as usize` truncates towards zero and saturates (negative and NaN to 0), which for
+        // the clamped cell index is the same as `floor().max(0.0)` first, minus a libm call.
+        let cell = |v: f64, o: f64, n: usize| (((v - o) / CELL) as usize).min(n - 1);
         let x0 = cell(aabb[0] - margin, origin[0], dims[0]);
         let x1 = cell(aabb[2] + margin, origin[0], dims[0]);
         let y0 = cell(aabb[1] - margin, origin[1], dims[1]);
@@ -231,16 +247,19 @@ impl TileGrid {
         if far || !b.iter().all(|v| v.is_finite()) {
             return;
         }
+        // Candidates first (a tile listed in several of the fixture's cells is tested once),
+        // then the exact test on each, in tile order.
         self.for_cells(b, 0.0, |c| {
             let range = self.cell_start[c] as usize..self.cell_start[c + 1] as usize;
             for &t in &self.cell_tiles[range] {
-                if touching(&self.tiles[t as usize], fixture) {
+                if aabbs_overlap(&self.tiles[t as usize].aabb, b, REACH) {
                     out.push(t);
                 }
             }
         });
         out.sort_unstable();
         out.dedup();
+        out.retain(|&t| gjk_touching(&self.tiles[t as usize], fixture));
     }
 }
 
@@ -302,6 +321,7 @@ impl ContactSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::physics::distance::test_overlap;
 
     /// An axis-aligned square fixture with its corner at (x, y), unrotated body at the origin.
     fn square(x: f32, y: f32, s: f32) -> Fixture {

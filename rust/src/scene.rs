@@ -177,6 +177,9 @@ impl Culler {
     }
 }
 
+/// An edge left out of a drawn quad: `(from, to, weight)`, output pixels.
+type WaitingEdge = ([f32; 2], [f32; 2], [f32; 4]);
+
 /// Deposits the edge that consecutive road quads share once instead of twice.
 ///
 /// Tile `i` is `[l(i), r(i), r(i-1), l(i-1)]` (Gymnasium's `road1_l, road1_r, road2_r,
@@ -187,8 +190,8 @@ impl Culler {
 /// deposited on their own. The sum per pixel is the same up to float rounding.
 #[derive(Default)]
 struct SharedEdges {
-    /// Waiting edges `(from, to, weight)`: a tile's and a kerb's can wait at the same time.
-    waiting: [Option<([f32; 2], [f32; 2], [f32; 4])>; 2],
+    /// Waiting edges: a tile's and a kerb's can wait at the same time.
+    waiting: [Option<WaitingEdge>; 2],
     /// Which slot to give up next when both are taken.
     next_out: usize,
 }

@@ -10,7 +10,7 @@
 //! Only polygons are supported (the car and the road tiles are all `b2PolygonShape`s).
 
 use super::math::{cross, cross_sv, cross_vs, dot, Transform, Vec2};
-use super::polygon::Polygon;
+use super::polygon::{Polygon, MAX_POLYGON_VERTICES};
 use super::settings::LINEAR_SLOP;
 
 /// `b2_epsilon` (`FLT_EPSILON`). Dimensionless, or world units where compared to lengths.
@@ -42,9 +42,10 @@ impl<'a> DistanceProxy<'a> {
 
     /// Index of the vertex farthest along `d` (`GetSupport`); the first one wins ties.
     pub fn support(&self, d: Vec2) -> usize {
+        let vertices = self.vertices;
         let mut best_index = 0;
-        let mut best_value = dot(self.vertices[0], d);
-        for (i, &v) in self.vertices.iter().enumerate().skip(1) {
+        let mut best_value = dot(vertices[0], d);
+        for (i, &v) in (1..).zip(&vertices[1..]) {
             let value = dot(v, d);
             if value > best_value {
                 best_index = i;
@@ -108,16 +109,9 @@ struct SimplexVertex {
 }
 
 impl SimplexVertex {
-    fn new(
-        proxy_a: &DistanceProxy,
-        xf_a: &Transform,
-        index_a: usize,
-        proxy_b: &DistanceProxy,
-        xf_b: &Transform,
-        index_b: usize,
-    ) -> Self {
-        let wa = xf_a.apply(proxy_a.vertices[index_a]);
-        let wb = xf_b.apply(proxy_b.vertices[index_b]);
+    fn new(a: &Posed, index_a: usize, b: &Posed, index_b: usize) -> Self {
+        let wa = a.world[index_a];
+        let wb = b.world[index_b];
         SimplexVertex {
             wa,
             wb,
@@ -127,6 +121,29 @@ impl SimplexVertex {
             index_b,
         }
     }
+}
+
+/// A proxy at its pose, with every vertex already mapped to world coordinates.
+///
+/// `b2Distance` transforms a support vertex each time it enters the simplex
+/// (`b2Mul(xf, proxy.GetVertex(i))`); that is a pure function of the vertex and the transform,
+/// so computing it once per vertex up front gives the same bits.
+#[derive(Debug, Clone, Copy)]
+pub struct Posed<'a> {
+    pub proxy: DistanceProxy<'a>,
+    pub transform: Transform,
+    /// `transform.apply(v)` for each of `proxy.vertices`. World units.
+    pub world: &'a [Vec2],
+}
+
+/// `transform.apply(v)` for each vertex (at most [`MAX_POLYGON_VERTICES`]; the rest zero).
+pub fn world_vertices(vertices: &[Vec2], transform: &Transform) -> [Vec2; MAX_POLYGON_VERTICES] {
+    assert!(vertices.len() <= MAX_POLYGON_VERTICES, "too many vertices");
+    let mut out = [Vec2::ZERO; MAX_POLYGON_VERTICES];
+    for (dst, &v) in out.iter_mut().zip(vertices) {
+        *dst = transform.apply(v);
+    }
+    out
 }
 
 /// The current simplex (`b2Simplex`): `v[..count]` are live; `v[count]` is scratch for the
@@ -140,24 +157,16 @@ struct Simplex {
 impl Simplex {
     /// `ReadCache`: rebuilds the cached simplex on the new poses, or starts from vertex 0 of
     /// each shape when the cache is empty or its metric changed too much.
-    fn read_cache(
-        cache: &SimplexCache,
-        proxy_a: &DistanceProxy,
-        xf_a: &Transform,
-        proxy_b: &DistanceProxy,
-        xf_b: &Transform,
-    ) -> Self {
+    fn read_cache(cache: &SimplexCache, a: &Posed, b: &Posed) -> Self {
         let mut s = Simplex {
             v: [SimplexVertex::default(); 3],
             count: cache.count,
         };
         for i in 0..s.count {
             s.v[i] = SimplexVertex::new(
-                proxy_a,
-                xf_a,
+                a,
                 usize::from(cache.index_a[i]),
-                proxy_b,
-                xf_b,
+                b,
                 usize::from(cache.index_b[i]),
             );
         }
@@ -169,11 +178,65 @@ impl Simplex {
             }
         }
         if s.count == 0 {
-            s.v[0] = SimplexVertex::new(proxy_a, xf_a, 0, proxy_b, xf_b, 0);
+            s.v[0] = SimplexVertex::new(a, 0, b, 0);
             s.v[0].a = 1.0;
             s.count = 1;
         }
         s
+    }
+
+    /// The GJK iterations of `b2Distance` from this simplex; returns the number of support
+    /// points evaluated.
+    fn run(&mut self, a: &Posed, b: &Posed) -> usize {
+        // The previous simplex's vertices, to spot a repeated support point (cycling).
+        let mut save_a = [0usize; 3];
+        let mut save_b = [0usize; 3];
+
+        let mut iter = 0;
+        while iter < MAX_ITERATIONS {
+            let save_count = self.count;
+            for i in 0..save_count {
+                save_a[i] = self.v[i].index_a;
+                save_b[i] = self.v[i].index_b;
+            }
+
+            match self.count {
+                1 => {}
+                2 => self.solve2(),
+                3 => self.solve3(),
+                n => unreachable!("{n}-simplex"),
+            }
+
+            // Three points: the origin is inside the triangle, so the shapes overlap.
+            if self.count == 3 {
+                break;
+            }
+
+            // Box2D computes the closest point's squared distance here for a progress check
+            // that it has disabled: the value is never used, so it is not computed here.
+
+            let d = self.search_direction();
+            // A vanishing direction means the origin is (nearly) on the simplex: overlap, or
+            // too close to tell. Box2D stops here without declaring zero distance.
+            if d.length_squared() < EPSILON * EPSILON {
+                break;
+            }
+
+            // Tentative new vertex from the support points along -d on A and d on B.
+            let index_a = a.proxy.support(a.transform.q.apply_inverse(-d));
+            let index_b = b.proxy.support(b.transform.q.apply_inverse(d));
+            self.v[self.count] = SimplexVertex::new(a, index_a, b, index_b);
+            iter += 1;
+
+            // A repeated support point is the main termination criterion.
+            let duplicate = (0..save_count).any(|i| index_a == save_a[i] && index_b == save_b[i]);
+            if duplicate {
+                break;
+            }
+
+            self.count += 1;
+        }
+        iter
     }
 
     /// `WriteCache`.
@@ -203,16 +266,6 @@ impl Simplex {
                 }
             }
             _ => unreachable!("search direction of a {}-simplex", self.count),
-        }
-    }
-
-    /// `GetClosestPoint`: the simplex point nearest the origin.
-    fn closest_point(&self) -> Vec2 {
-        match self.count {
-            1 => self.v[0].w,
-            2 => self.v[0].a * self.v[0].w + self.v[1].a * self.v[1].w,
-            3 => Vec2::ZERO,
-            _ => unreachable!("closest point of a {}-simplex", self.count),
         }
     }
 
@@ -365,71 +418,38 @@ impl Simplex {
 /// `b2Distance`: closest points of two convex shapes by GJK, warm-started from and written
 /// back to `cache`.
 pub fn distance(cache: &mut SimplexCache, input: &DistanceInput) -> DistanceOutput {
-    let proxy_a = &input.proxy_a;
-    let proxy_b = &input.proxy_b;
-    let xf_a = input.transform_a;
-    let xf_b = input.transform_b;
+    let world_a = world_vertices(input.proxy_a.vertices, &input.transform_a);
+    let world_b = world_vertices(input.proxy_b.vertices, &input.transform_b);
+    let a = Posed {
+        proxy: input.proxy_a,
+        transform: input.transform_a,
+        world: &world_a[..input.proxy_a.vertices.len()],
+    };
+    let b = Posed {
+        proxy: input.proxy_b,
+        transform: input.transform_b,
+        world: &world_b[..input.proxy_b.vertices.len()],
+    };
+    distance_posed(cache, &a, &b, input.use_radii)
+}
 
-    let mut simplex = Simplex::read_cache(cache, proxy_a, &xf_a, proxy_b, &xf_b);
-
-    // The previous simplex's vertices, to spot a repeated support point (cycling).
-    let mut save_a = [0usize; 3];
-    let mut save_b = [0usize; 3];
-
-    let mut iter = 0;
-    while iter < MAX_ITERATIONS {
-        let save_count = simplex.count;
-        for i in 0..save_count {
-            save_a[i] = simplex.v[i].index_a;
-            save_b[i] = simplex.v[i].index_b;
-        }
-
-        match simplex.count {
-            1 => {}
-            2 => simplex.solve2(),
-            3 => simplex.solve3(),
-            n => unreachable!("{n}-simplex"),
-        }
-
-        // Three points: the origin is inside the triangle, so the shapes overlap.
-        if simplex.count == 3 {
-            break;
-        }
-
-        // Box2D computes the closest point's squared distance here for a progress check that
-        // it has disabled; kept for fidelity, it has no effect.
-        let _distance_sqr = simplex.closest_point().length_squared();
-
-        let d = simplex.search_direction();
-        // A vanishing direction means the origin is (nearly) on the simplex: overlap, or too
-        // close to tell. Box2D stops here without declaring zero distance.
-        if d.length_squared() < EPSILON * EPSILON {
-            break;
-        }
-
-        // Tentative new vertex from the support points along -d on A and d on B.
-        let index_a = proxy_a.support(xf_a.q.apply_inverse(-d));
-        let index_b = proxy_b.support(xf_b.q.apply_inverse(d));
-        simplex.v[simplex.count] =
-            SimplexVertex::new(proxy_a, &xf_a, index_a, proxy_b, &xf_b, index_b);
-        iter += 1;
-
-        // A repeated support point is the main termination criterion.
-        let duplicate = (0..save_count).any(|i| index_a == save_a[i] && index_b == save_b[i]);
-        if duplicate {
-            break;
-        }
-
-        simplex.count += 1;
-    }
+/// [`distance`] on shapes whose world vertices are already known.
+pub fn distance_posed(
+    cache: &mut SimplexCache,
+    a: &Posed,
+    b: &Posed,
+    use_radii: bool,
+) -> DistanceOutput {
+    let mut simplex = Simplex::read_cache(cache, a, b);
+    let iter = simplex.run(a, b);
 
     let (mut point_a, mut point_b) = simplex.witness_points();
     let mut dist = (point_a - point_b).length();
     simplex.write_cache(cache);
 
-    if input.use_radii {
-        let r_a = proxy_a.radius;
-        let r_b = proxy_b.radius;
+    if use_radii {
+        let r_a = a.proxy.radius;
+        let r_b = b.proxy.radius;
         if dist > r_a + r_b && dist > EPSILON {
             // Still apart: move the witness points onto the skins.
             dist -= r_a + r_b;
@@ -471,6 +491,47 @@ pub fn test_overlap(
     };
     let mut cache = SimplexCache::default();
     distance(&mut cache, &input).distance < 10.0 * EPSILON
+}
+
+/// [`test_overlap`] on polygons whose world vertices (`world_a`, `world_b`: `transform.apply`
+/// of each vertex) are already known.
+pub fn test_overlap_posed(
+    polygon_a: &Polygon,
+    transform_a: &Transform,
+    world_a: &[Vec2],
+    polygon_b: &Polygon,
+    transform_b: &Transform,
+    world_b: &[Vec2],
+) -> bool {
+    let a = Posed {
+        proxy: DistanceProxy::polygon(polygon_a),
+        transform: *transform_a,
+        world: &world_a[..polygon_a.count],
+    };
+    let b = Posed {
+        proxy: DistanceProxy::polygon(polygon_b),
+        transform: *transform_b,
+        world: &world_b[..polygon_b.count],
+    };
+    // `b2Distance` from an empty cache (`ReadCache` starts at vertex 0 of each shape), keeping
+    // only what decides the distance: the cache written back and the witness points moved onto
+    // the skins are discarded by `b2TestOverlap`.
+    let mut simplex = Simplex {
+        v: [SimplexVertex::default(); 3],
+        count: 1,
+    };
+    simplex.v[0] = SimplexVertex::new(&a, 0, &b, 0);
+    simplex.v[0].a = 1.0;
+    simplex.run(&a, &b);
+    let (point_a, point_b) = simplex.witness_points();
+    let mut dist = (point_a - point_b).length();
+    let (r_a, r_b) = (a.proxy.radius, b.proxy.radius);
+    if dist > r_a + r_b && dist > EPSILON {
+        dist -= r_a + r_b;
+    } else {
+        dist = 0.0;
+    }
+    dist < 10.0 * EPSILON
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 
 use super::body::Body;
 use super::math::{clamp, dot, min, Vec2};
-use super::revolute::RevoluteJoint;
+use super::revolute::{RevoluteJoint, VelocityRow};
 use super::settings::{
     ANGULAR_SLEEP_TOLERANCE, LINEAR_SLEEP_TOLERANCE, MAX_FLOAT, MAX_ROTATION, MAX_ROTATION_SQUARED,
     MAX_TRANSLATION, MAX_TRANSLATION_SQUARED, TIME_TO_SLEEP,
@@ -68,83 +68,56 @@ pub struct Island {
     pub index_of: Vec<usize>,
     positions: Vec<Position>,
     velocities: Vec<Velocity>,
-    history: SweepHistory,
+    /// Each island joint's sweep constants, in Gauss-Seidel order (rebuilt every step).
+    rows: Vec<VelocityRow>,
+    sweep: SweepBuffers,
 }
 
 /// Longest cycle of velocity-solver states that is detected. Sweeps reach a fixed point
 /// (period 1) or a rounding two-cycle (period 2) in most steps.
 const MAX_PERIOD: usize = 4;
 
-/// Bit patterns of the velocity solver's state after the last [`MAX_PERIOD`] sweeps.
-///
-/// A sweep is a deterministic function of the body velocities and the joints' accumulated
-/// impulses, so a repeated state proves that the remaining sweeps cycle: skipping them gives
-/// bit-identical results.
+/// Most bodies plus joints in one island: [`VelocityRow`] indexes the packed state by `u8`.
+pub const MAX_ISLAND_ITEMS: usize = 256;
+
+/// The velocity solver's packed state (see [`VelocityRow`]): one chunk of f32 bit patterns per
+/// island body (`[v.x, v.y, w, 0]`), then one per island joint
+/// (`[impulse.x, impulse.y, impulse.z, motor_impulse]`). Bit patterns, so that states compare
+/// bit for bit as plain integers.
+pub type SweepState = [[u32; 4]; MAX_ISLAND_ITEMS];
+
+/// The velocity solver's working state and one saved earlier state to compare it with.
 #[derive(Debug, Clone, Default)]
-struct SweepHistory {
-    /// `MAX_PERIOD` snapshots, ring-indexed by sweep number, then one scratch snapshot.
-    bits: Vec<u32>,
-    /// Words per snapshot.
-    len: usize,
+struct SweepBuffers {
+    /// `[live, saved]`.
+    states: Vec<SweepState>,
 }
 
-impl SweepHistory {
-    fn with_capacity(body_count: usize, joint_count: usize) -> Self {
-        let len = 3 * body_count + 4 * joint_count;
-        SweepHistory {
-            bits: vec![0; len * (MAX_PERIOD + 1)],
-            len,
+impl SweepBuffers {
+    fn new() -> Self {
+        SweepBuffers {
+            states: vec![[[0; 4]; MAX_ISLAND_ITEMS]; 2],
         }
-    }
-
-    /// Stores the state after sweep `sweep` (1-based) and returns the period if it equals the
-    /// state after one of the previous `MAX_PERIOD` sweeps.
-    fn record(
-        &mut self,
-        sweep: usize,
-        velocities: &[Velocity],
-        joints: &[RevoluteJoint],
-        island_joints: &[usize],
-    ) -> Option<usize> {
-        let len = 3 * velocities.len() + 4 * island_joints.len();
-        let (ring, scratch) = self.bits.split_at_mut(self.len * MAX_PERIOD);
-        let snap = &mut scratch[..len];
-        let mut k = 0;
-        for v in velocities {
-            snap[k..k + 3].copy_from_slice(&[v.v.x.to_bits(), v.v.y.to_bits(), v.w.to_bits()]);
-            k += 3;
-        }
-        for &ji in island_joints {
-            let j = &joints[ji];
-            snap[k..k + 4].copy_from_slice(&[
-                j.impulse.x.to_bits(),
-                j.impulse.y.to_bits(),
-                j.impulse.z.to_bits(),
-                j.motor_impulse.to_bits(),
-            ]);
-            k += 4;
-        }
-        let slot = |s: usize| (s % MAX_PERIOD) * self.len;
-        let found = (1..=MAX_PERIOD.min(sweep - 1)).find(|&p| {
-            let start = slot(sweep - p);
-            ring[start..start + len] == *snap
-        });
-        let start = slot(sweep);
-        ring[start..start + len].copy_from_slice(snap);
-        found
     }
 }
 
 impl Island {
     /// Buffers for up to `body_count` bodies and `joint_count` joints.
+    ///
+    /// Panics if they number more than [`MAX_ISLAND_ITEMS`] together.
     pub fn with_capacity(body_count: usize, joint_count: usize) -> Self {
+        assert!(
+            body_count + joint_count <= MAX_ISLAND_ITEMS,
+            "an island holds at most {MAX_ISLAND_ITEMS} bodies and joints together"
+        );
         Island {
             bodies: Vec::with_capacity(body_count),
             joints: Vec::with_capacity(joint_count),
             index_of: vec![0; body_count],
             positions: vec![Position::default(); body_count],
             velocities: vec![Velocity::default(); body_count],
-            history: SweepHistory::with_capacity(body_count, joint_count),
+            rows: Vec::with_capacity(joint_count),
+            sweep: SweepBuffers::new(),
         }
     }
 
@@ -163,6 +136,98 @@ impl Island {
     /// Appends a joint.
     pub fn add_joint(&mut self, joint: usize) {
         self.joints.push(joint);
+    }
+
+    /// Runs `step.velocity_iterations` Gauss-Seidel sweeps over the island's joints, as
+    /// repeated `solve_velocity_constraints` calls would, on the packed [`SweepState`].
+    ///
+    /// Exact shortcut: once the state after a sweep repeats the state `p` sweeps earlier, the
+    /// remaining sweeps only walk that cycle, so only `(remaining mod p)` of them are run.
+    fn solve_velocities(&mut self, joints: &mut [RevoluteJoint], step: &TimeStep) {
+        let nb = self.bodies.len();
+        let len = nb + self.joints.len();
+        // `with_capacity` bounds bodies + joints by MAX_ISLAND_ITEMS, so chunk indices fit u8.
+        let chunk = |i: usize| u8::try_from(i).expect("island chunk index fits u8");
+        self.rows.clear();
+        for (k, &ji) in self.joints.iter().enumerate() {
+            let j = &joints[ji];
+            let bodies = [
+                chunk(self.index_of[j.body_a]),
+                chunk(self.index_of[j.body_b]),
+            ];
+            self.rows.push(j.velocity_row(step, bodies, chunk(nb + k)));
+        }
+
+        let [live, saved] = &mut self.sweep.states[..] else {
+            unreachable!("two sweep states")
+        };
+        for (dst, v) in live.iter_mut().zip(&self.velocities[..nb]) {
+            *dst = [v.v.x.to_bits(), v.v.y.to_bits(), v.w.to_bits(), 0];
+        }
+        for (dst, &ji) in live[nb..].iter_mut().zip(&self.joints) {
+            *dst = joints[ji].impulses().map(f32::to_bits);
+        }
+
+        // Exact shortcut: a sweep is a deterministic function of the state (body velocities and
+        // accumulated impulses), so once the state after sweep `s + p` equals the state after
+        // sweep `s`, the remaining sweeps only walk that cycle and only (remaining mod p) of
+        // them need running.
+        //
+        // Candidates are found cheaply with one chunk per sweep, the probe: body A of the first
+        // joint. The car's hull is body A of every joint, so its velocity is the last to settle
+        // and almost never repeats before the whole state does. When the probe after sweep `s`
+        // equals the probe `p` sweeps earlier, the state is saved and compared in full after
+        // sweep `s + p`; only a full match cuts the sweeps short.
+        let probe = usize::from(self.rows.first().map_or(0, VelocityRow::body_a_chunk));
+        // The probe after sweep `k`, for the last MAX_PERIOD sweeps, at `k % MAX_PERIOD`.
+        let mut probes = [[0u32; 4]; MAX_PERIOD];
+        // (sweep whose state is compared with `saved`, period it would prove).
+        let mut pending: Option<(usize, usize)> = None;
+        let n = step.velocity_iterations;
+        let mut done = 0;
+        while done < n {
+            for row in &self.rows {
+                row.solve(live);
+            }
+            done += 1;
+
+            if let Some((at, period)) = pending {
+                if done == at {
+                    pending = None;
+                    if live[..len] == saved[..len] {
+                        for _ in 0..(n - done) % period {
+                            for row in &self.rows {
+                                row.solve(live);
+                            }
+                        }
+                        break;
+                    }
+                }
+            }
+            let now = live[probe];
+            if pending.is_none() {
+                // Probes of sweeps `done - p` for p = 1 ..= min(MAX_PERIOD, done - 1).
+                for p in 1..MAX_PERIOD.min(done - 1) + 1 {
+                    if probes[(done - p) % MAX_PERIOD] == now {
+                        saved[..len].copy_from_slice(&live[..len]);
+                        pending = Some((done + p, p));
+                        break;
+                    }
+                }
+            }
+            probes[done % MAX_PERIOD] = now;
+        }
+
+        for (v, src) in self.velocities[..nb].iter_mut().zip(live.iter()) {
+            let [x, y, w, _] = src.map(f32::from_bits);
+            *v = Velocity {
+                v: Vec2::new(x, y),
+                w,
+            };
+        }
+        for (src, &ji) in live[nb..].iter().zip(&self.joints) {
+            joints[ji].set_impulses(src.map(f32::from_bits));
+        }
     }
 
     /// Advances the island by one step: integrate forces, solve joint velocities, integrate
@@ -207,29 +272,8 @@ impl Island {
             for &ji in &self.joints {
                 joints[ji].init_velocity_constraints(bodies, &self.index_of, &mut data);
             }
-            let n = step.velocity_iterations;
-            let mut done = 0;
-            while done < n {
-                for &ji in &self.joints {
-                    joints[ji].solve_velocity_constraints(&mut data);
-                }
-                done += 1;
-                // Exact shortcut: once the sweep state repeats with period p, the remaining
-                // sweeps only walk the cycle, so only (remaining mod p) of them need running.
-                let repeat = self
-                    .history
-                    .record(done, data.velocities, joints, &self.joints);
-                if let Some(period) = repeat {
-                    let remaining = (n - done) % period;
-                    for _ in 0..remaining {
-                        for &ji in &self.joints {
-                            joints[ji].solve_velocity_constraints(&mut data);
-                        }
-                    }
-                    break;
-                }
-            }
         }
+        self.solve_velocities(joints, step);
 
         for slot in 0..self.bodies.len() {
             let Position { mut c, mut a } = self.positions[slot];

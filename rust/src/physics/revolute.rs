@@ -5,8 +5,8 @@
 //! warm starting and the non-linear position correction.
 
 use super::body::Body;
-use super::island::{Position, SolverData, Velocity};
-use super::math::{clamp, cross, cross_sv, solve22, Mat33, Rot, Vec2, Vec3};
+use super::island::{Position, SolverData, SweepState, TimeStep, Velocity};
+use super::math::{clamp, cross, cross3, cross_sv, dot3, solve22, Mat33, Rot, Vec2, Vec3};
 use super::settings::{ANGULAR_SLOP, LINEAR_SLOP, MAX_ANGULAR_CORRECTION};
 
 /// Which side of the angle limit is active (`b2LimitState`).
@@ -307,6 +307,75 @@ impl RevoluteJoint {
         data.velocities[self.index_b] = Velocity { v: v_b, w: w_b };
     }
 
+    /// The constants of this joint's velocity sweeps, gathered after
+    /// [`Self::init_velocity_constraints`]: its bodies' and its impulses' chunks in the island's
+    /// packed [`SweepState`] (see [`VelocityRow`]) plus every value
+    /// [`Self::solve_velocity_constraints`] reads but the sweeps never change, with the matrix
+    /// determinants it would recompute on every call evaluated once (same operations on the
+    /// same operands, so the same bits).
+    pub fn velocity_row(
+        &self,
+        step: &TimeStep,
+        body_chunks: [u8; 2],
+        impulse_chunk: u8,
+    ) -> VelocityRow {
+        let fixed_rotation = self.inv_i_a + self.inv_i_b == 0.0;
+        let m = &self.mass;
+        // `Mat33::solve22`'s determinant.
+        let mut det22 = m.ex.x * m.ey.y - m.ey.x * m.ex.y;
+        if det22 != 0.0 {
+            det22 = 1.0 / det22;
+        }
+        // `Mat33::solve33`'s determinant and its shared `ey x ez`.
+        let ey_ez = cross3(m.ey, m.ez);
+        let mut det33 = dot3(m.ex, ey_ez);
+        if det33 != 0.0 {
+            det33 = 1.0 / det33;
+        }
+        let limit =
+            if self.enable_limit && self.limit_state != LimitState::Inactive && !fixed_rotation {
+                self.limit_state
+            } else {
+                LimitState::Inactive
+            };
+        VelocityRow {
+            a: body_chunks[0],
+            b: body_chunks[1],
+            impulse: impulse_chunk,
+            m_a: self.inv_mass_a,
+            m_b: self.inv_mass_b,
+            i_a: self.inv_i_a,
+            i_b: self.inv_i_b,
+            r_a: self.r_a,
+            r_b: self.r_b,
+            motor: self.enable_motor && self.limit_state != LimitState::Equal && !fixed_rotation,
+            motor_mass: self.motor_mass,
+            motor_speed: self.motor_speed,
+            max_impulse: step.dt * self.max_motor_torque,
+            limit,
+            mass: self.mass,
+            det22,
+            ey_ez,
+            det33,
+        }
+    }
+
+    /// The accumulated impulses in [`VelocityRow`]'s packed order.
+    pub fn impulses(&self) -> [f32; 4] {
+        [
+            self.impulse.x,
+            self.impulse.y,
+            self.impulse.z,
+            self.motor_impulse,
+        ]
+    }
+
+    /// Stores impulses in [`VelocityRow`]'s packed order (the result of the sweeps).
+    pub fn set_impulses(&mut self, [x, y, z, motor]: [f32; 4]) {
+        self.impulse = Vec3::new(x, y, z);
+        self.motor_impulse = motor;
+    }
+
     /// One non-linear position correction pass (limit, then anchor points). Returns whether the
     /// joint is within `LINEAR_SLOP` and `ANGULAR_SLOP`.
     pub fn solve_position_constraints(&mut self, positions: &mut [Position]) -> bool {
@@ -378,5 +447,165 @@ impl RevoluteJoint {
         positions[self.index_b] = Position { c: c_b, a: a_b };
 
         position_error <= LINEAR_SLOP && angular_error <= ANGULAR_SLOP
+    }
+}
+
+/// One joint's share of a velocity sweep with everything constant hoisted out: the sweep loop
+/// of [`crate::physics::island`] runs [`VelocityRow::solve`] up to 180 times per step per joint.
+///
+/// It works on the island's packed [`SweepState`]: one 4-word chunk of f32 bit patterns per
+/// island body (`[v.x, v.y, w, 0]`) and per island joint
+/// (`[impulse.x, impulse.y, impulse.z, motor_impulse]`), indexed by `u8` so that no access
+/// needs a bounds check.
+#[derive(Debug, Clone, Copy)]
+pub struct VelocityRow {
+    /// Chunks of body A's and body B's velocity and of this joint's impulses in the state.
+    a: u8,
+    b: u8,
+    impulse: u8,
+    /// Whether the motor is solved (`enable_motor && limit_state != Equal && !fixed_rotation`).
+    motor: bool,
+    /// The limit state when the limit is solved, `Inactive` when it is not
+    /// (`!enable_limit || fixed_rotation` included).
+    limit: LimitState,
+    m_a: f32,
+    m_b: f32,
+    i_a: f32,
+    i_b: f32,
+    r_a: Vec2,
+    r_b: Vec2,
+    motor_mass: f32,
+    motor_speed: f32,
+    /// `dt * max_motor_torque`.
+    max_impulse: f32,
+    mass: Mat33,
+    /// `Mat33::solve22`'s inverse determinant (0 when singular).
+    det22: f32,
+    /// `cross3(mass.ey, mass.ez)` and `Mat33::solve33`'s inverse determinant.
+    ey_ez: Vec3,
+    det33: f32,
+}
+
+impl VelocityRow {
+    /// The state chunk of body A's velocity.
+    pub fn body_a_chunk(&self) -> u8 {
+        self.a
+    }
+
+    /// `Mat33::solve22` with the hoisted determinant.
+    #[inline(always)]
+    fn solve22(&self, b: Vec2) -> Vec2 {
+        let m = &self.mass;
+        let (a11, a12, a21, a22) = (m.ex.x, m.ey.x, m.ex.y, m.ey.y);
+        let det = self.det22;
+        Vec2::new(det * (a22 * b.x - a12 * b.y), det * (a11 * b.y - a21 * b.x))
+    }
+
+    /// `Mat33::solve33` with the hoisted determinant and `ey x ez`.
+    fn solve33(&self, b: Vec3) -> Vec3 {
+        let m = &self.mass;
+        let det = self.det33;
+        Vec3::new(
+            det * dot3(b, self.ey_ez),
+            det * dot3(m.ex, cross3(b, m.ez)),
+            det * dot3(m.ex, cross3(m.ey, b)),
+        )
+    }
+
+    /// [`RevoluteJoint::solve_velocity_constraints`] on the packed state: the same operations
+    /// in the same order.
+    #[inline(always)]
+    pub fn solve(&self, state: &mut SweepState) {
+        let (a, b, j) = (
+            usize::from(self.a),
+            usize::from(self.b),
+            usize::from(self.impulse),
+        );
+        let [vax, vay, mut w_a, _] = state[a].map(f32::from_bits);
+        let [vbx, vby, mut w_b, _] = state[b].map(f32::from_bits);
+        let [ix, iy, iz, mut motor_impulse] = state[j].map(f32::from_bits);
+        let mut v_a = Vec2::new(vax, vay);
+        let mut v_b = Vec2::new(vbx, vby);
+        let mut acc = Vec3::new(ix, iy, iz);
+        let (m_a, m_b) = (self.m_a, self.m_b);
+        let (i_a, i_b) = (self.i_a, self.i_b);
+        let (r_a, r_b) = (self.r_a, self.r_b);
+
+        if self.motor {
+            let cdot = w_b - w_a - self.motor_speed;
+            let mut impulse = -self.motor_mass * cdot;
+            let old_impulse = motor_impulse;
+            let max_impulse = self.max_impulse;
+            motor_impulse = clamp(motor_impulse + impulse, -max_impulse, max_impulse);
+            impulse = motor_impulse - old_impulse;
+            w_a -= i_a * impulse;
+            w_b += i_b * impulse;
+        }
+
+        if self.limit != LimitState::Inactive {
+            (v_a, w_a, v_b, w_b, acc) = self.solve_limit(v_a, w_a, v_b, w_b, acc);
+        } else {
+            let cdot = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+            let impulse = self.solve22(-cdot);
+            acc.x += impulse.x;
+            acc.y += impulse.y;
+            v_a -= m_a * impulse;
+            w_a -= i_a * cross(r_a, impulse);
+            v_b += m_b * impulse;
+            w_b += i_b * cross(r_b, impulse);
+        }
+
+        state[a] = [v_a.x.to_bits(), v_a.y.to_bits(), w_a.to_bits(), 0];
+        state[b] = [v_b.x.to_bits(), v_b.y.to_bits(), w_b.to_bits(), 0];
+        state[j] = [acc.x, acc.y, acc.z, motor_impulse].map(f32::to_bits);
+    }
+
+    /// The limit + point constraint (an active limit is rare: kept out of line so that the
+    /// common path keeps its values in registers).
+    #[cold]
+    #[inline(never)]
+    fn solve_limit(
+        &self,
+        mut v_a: Vec2,
+        mut w_a: f32,
+        mut v_b: Vec2,
+        mut w_b: f32,
+        mut acc: Vec3,
+    ) -> (Vec2, f32, Vec2, f32, Vec3) {
+        let (m_a, m_b) = (self.m_a, self.m_b);
+        let (i_a, i_b) = (self.i_a, self.i_b);
+        let (r_a, r_b) = (self.r_a, self.r_b);
+        let cdot1 = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+        let cdot2 = w_b - w_a;
+        let cdot = Vec3::new(cdot1.x, cdot1.y, cdot2);
+        let solved = self.solve33(cdot);
+        let mut impulse = Vec3::new(-solved.x, -solved.y, -solved.z);
+
+        // At a limit, an impulse that would pull the joint back off the limit is replaced by
+        // the point constraint alone, releasing the accumulated limit impulse.
+        let release = match self.limit {
+            LimitState::AtLower => acc.z + impulse.z < 0.0,
+            LimitState::AtUpper => acc.z + impulse.z > 0.0,
+            LimitState::Equal | LimitState::Inactive => false,
+        };
+        if release {
+            let rhs = -cdot1 + acc.z * Vec2::new(self.mass.ez.x, self.mass.ez.y);
+            let reduced = self.solve22(rhs);
+            impulse = Vec3::new(reduced.x, reduced.y, -acc.z);
+            acc.x += reduced.x;
+            acc.y += reduced.y;
+            acc.z = 0.0;
+        } else {
+            acc.x += impulse.x;
+            acc.y += impulse.y;
+            acc.z += impulse.z;
+        }
+
+        let p = Vec2::new(impulse.x, impulse.y);
+        v_a -= m_a * p;
+        w_a -= i_a * (cross(r_a, p) + impulse.z);
+        v_b += m_b * p;
+        w_b += i_b * (cross(r_b, p) + impulse.z);
+        (v_a, w_a, v_b, w_b, acc)
     }
 }
