@@ -14,6 +14,12 @@
 /// than drawing garbage.
 #[inline]
 fn floor_usize(v: f32) -> usize {
+    floor_i32(v) as usize
+}
+
+/// [`floor_usize`] as an `i32` (negative for a NaN or out-of-range input).
+#[inline]
+fn floor_i32(v: f32) -> i32 {
     // Rust's saturating `as` adds NaN and range checks around the conversion; this sits on
     // the hottest path of the rasterizer, so use the bare truncating instruction where we
     // know it (x86-64: `cvttss2si`, defined for every input).
@@ -21,11 +27,11 @@ fn floor_usize(v: f32) -> usize {
     {
         use std::arch::x86_64::{_mm_cvttss_si32, _mm_set_ss};
         // SAFETY: SSE is part of the x86-64 baseline.
-        unsafe { _mm_cvttss_si32(_mm_set_ss(v)) as usize }
+        unsafe { _mm_cvttss_si32(_mm_set_ss(v)) }
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
-        v as i32 as usize
+        v as i32
     }
 }
 
@@ -54,12 +60,8 @@ fn max_f(a: f32, b: f32) -> f32 {
 /// `ceil` of a non-negative value as an index, without a libm call.
 #[inline]
 fn ceil_usize(v: f32) -> usize {
-    let i = floor_usize(v);
-    if (i as f32) < v {
-        i + 1
-    } else {
-        i
-    }
+    let i = floor_i32(v);
+    (if (i as f32) < v { i + 1 } else { i }) as usize
 }
 
 /// Sets bits `lo..=hi` of a row's touched-cell mask.
@@ -346,12 +348,14 @@ impl Accumulator {
             let xnext = min_f(max_f(x + dxdy * dy, 0.0), w);
             let d = dy * dir;
             let (xa, xb) = if x < xnext { (x, xnext) } else { (xnext, x) };
-            // x is clamped non-negative, so truncating casts are floor/ceil (and far cheaper
-            // than libm calls on baseline x86-64).
-            let xai = floor_usize(xa);
-            let xa_floor = xai as f32;
-            let xbi = ceil_usize(xb);
-            if xbi <= xai + 1 {
+            // x is clamped non-negative, so a truncating cast is floor (and far cheaper than a
+            // libm call on baseline x86-64). Through i32: converting back is one instruction,
+            // where usize -> f32 needs a sign test.
+            let xa_trunc = floor_i32(xa);
+            let xa_floor = xa_trunc as f32;
+            let xai = xa_trunc as usize;
+            // `ceil(xb) <= xai + 1` without computing the ceiling (integers are exact in f32).
+            if xb <= xa_floor + 1.0 {
                 // The edge stays within one pixel column in this row.
                 let xmf = 0.5 * (x + xnext) - xa_floor;
                 let pair = &mut cells[xai..xai + 2];
@@ -359,6 +363,7 @@ impl Accumulator {
                 deposit(&mut pair[1], wgt, d * xmf);
                 mark_pair(mask, xai);
             } else {
+                let xbi = ceil_usize(xb);
                 let (xaf, xbf) = (xa - xa_floor, xb - xbi as f32 + 1.0);
                 let s = (xb - xa).recip();
                 deposit_span(&mut cells[xai..=xbi], wgt, d, xaf, xbf, s);
