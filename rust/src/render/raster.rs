@@ -475,6 +475,7 @@ impl Accumulator {
     /// [`Accumulator::resolve_row_runs`] reports; then clears the row. The fused form of the
     /// hottest loop of a frame: no callback per pixel, and fully covered runs become plain
     /// stores (`v + 0·dst` is `v` for every finite `dst`).
+    #[inline(always)]
     pub fn composite_row_over(&mut self, y: usize, row: &mut [[f32; 3]]) {
         if self.is_empty() || y < self.y_min || y > self.y_max {
             return;
@@ -542,7 +543,7 @@ impl Accumulator {
 }
 
 /// `s += cell`, then clears the cell.
-#[inline]
+#[inline(always)]
 fn add4(s: &mut [f32; 4], cell: &mut [f32; 4]) {
     s[0] += cell[0];
     s[1] += cell[1];
@@ -552,7 +553,7 @@ fn add4(s: &mut [f32; 4], cell: &mut [f32; 4]) {
 }
 
 /// `dst = v + (1 - coverage)·dst` for one pixel, `v = [r·a, g·a, b·a, a]`.
-#[inline]
+#[inline(always)]
 fn blend_px(d: &mut [f32; 3], v: [f32; 4]) {
     let k = 1.0 - v[3];
     d[0] = v[0] + k * d[0];
@@ -562,6 +563,7 @@ fn blend_px(d: &mut [f32; 3], v: [f32; 4]) {
 
 /// [`blend_px`] of one value over a run of pixels; a plain fill where the coverage is full.
 /// Works on four pixels (twelve floats) at a time so the interleaved channels vectorize.
+#[inline(always)]
 fn blend_run(px: &mut [[f32; 3]], v: [f32; 4]) {
     let pattern: [f32; 12] = std::array::from_fn(|i| v[i % 3]);
     let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
@@ -586,7 +588,7 @@ fn blend_run(px: &mut [[f32; 3]], v: [f32; 4]) {
 }
 
 /// A running sum `[r·a, g·a, b·a, a]` with `a` clamped to 1 (colour scaled alike).
-#[inline]
+#[inline(always)]
 fn renormalise(s: [f32; 4]) -> [f32; 4] {
     if s[3] <= 1.0 {
         // The common case: scaling by 1 would change nothing, so skip the division.
