@@ -611,10 +611,8 @@ impl Canvas {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     fn write_rgb8_avx2(&mut self, out: &mut [u8], q: Quantizer) {
-        self.write_rgb8_rows(out, q, |src, dst, q| {
-            // SAFETY: this function only runs where AVX2 is available.
-            unsafe { quantize_row_avx2(src, dst, q) }
-        });
+        // The closure inherits this function's target features, so the call is safe.
+        self.write_rgb8_rows(out, q, |src, dst, q| quantize_row_avx2(src, dst, q));
     }
 
     #[inline(always)]
