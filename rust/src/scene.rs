@@ -283,10 +283,54 @@ impl ScoreText {
     }
 }
 
-/// Draws CarRacing scenes, owning every scratch buffer so repeated frames allocate nothing.
+/// Most canvas sizes a thread keeps (state frames, video frames, a human window, ...).
+const CANVASES_PER_THREAD: usize = 4;
+
+thread_local! {
+    /// This thread's scratch canvases, one per output size, each with a flag set while a
+    /// frame is being drawn on it. Every env drawn on the thread shares them: a canvas is
+    /// ~0.7 MB of accumulators at 96×96, so per-env canvases put a 1,024-env pool's working
+    /// set far outside the caches (and in memory), while per-thread ones stay hot.
+    static CANVASES: std::cell::RefCell<Vec<(Canvas, bool)>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's `width`×`height` canvas.
+fn with_thread_canvas<R>(width: usize, height: usize, f: impl FnOnce(&mut Canvas) -> R) -> R {
+    CANVASES.with(|cell| {
+        let Ok(mut list) = cell.try_borrow_mut() else {
+            // Re-entered (not done by the renderer): draw on a canvas of its own.
+            return f(&mut Canvas::new(width, height));
+        };
+        let i = match list
+            .iter()
+            .position(|(c, _)| (c.width(), c.height()) == (width, height))
+        {
+            Some(i) => i,
+            None => {
+                if list.len() == CANVASES_PER_THREAD {
+                    list.remove(0);
+                }
+                list.push((Canvas::new(width, height), false));
+                list.len() - 1
+            }
+        };
+        let (canvas, drawing) = &mut list[i];
+        if *drawing {
+            // A panic interrupted the last frame drawn on it: start from a clean canvas.
+            *canvas = Canvas::new(width, height);
+        }
+        *drawing = true;
+        let out = f(canvas);
+        *drawing = false;
+        out
+    })
+}
+
+/// Draws CarRacing scenes. Per env it keeps only the score text (re-rasterized only when the
+/// score changes); the canvas it draws on belongs to the thread (see [`CANVASES`]).
 #[derive(Debug, Clone, Default)]
 pub struct Renderer {
-    canvas: Canvas,
     /// Score string and output size of the cached text patch; the glyph bitmap (window
     /// pixels, grey levels) and its area-averaged patch on the output grid.
     text_key: Option<(ScoreText, usize, usize)>,
@@ -318,7 +362,20 @@ impl Renderer {
             width * height * 3,
             "out must hold width*height RGB pixels"
         );
-        let canvas = &mut self.canvas;
+        with_thread_canvas(width, height, |canvas| {
+            self.draw_on(canvas, view, out, width, height, with_skid_marks)
+        });
+    }
+
+    fn draw_on(
+        &mut self,
+        canvas: &mut Canvas,
+        view: &SceneView<'_>,
+        out: &mut [u8],
+        width: usize,
+        height: usize,
+        with_skid_marks: bool,
+    ) {
         canvas.resize(width, height);
         let (sx, sy) = (width as f64 / WINDOW_W, height as f64 / WINDOW_H);
         // The indicator bar, drawn last, hides the rows beneath it: skip drawing them.
