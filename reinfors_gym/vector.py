@@ -212,6 +212,9 @@ class CarRacingVectorEnv(VectorEnv):
 
         self.num_threads = self._pool.num_threads
         n = self.num_envs
+        # The latest observation batch. With `copy=False` it is the one shared buffer every
+        # call writes; with `copy=True` each call writes a new array, which is returned as is
+        # (no copy) and never written again.
         self._obs = np.zeros((n, *obs_shape), np.uint8)
         self._final_obs = np.zeros_like(self._obs)
         self._rewards = np.zeros(n, np.float64)
@@ -220,7 +223,6 @@ class CarRacingVectorEnv(VectorEnv):
         self._lap = np.zeros(n, np.int8)
         self._was_reset = np.zeros(n, np.bool_)
         self._step_buffers = (
-            self._obs,
             self._final_obs,
             self._rewards,
             self._terminations,
@@ -261,12 +263,19 @@ class CarRacingVectorEnv(VectorEnv):
             if "randomize" in options:
                 randomize = bool(options["randomize"])
         self._reset_mask = mask
-        args = (seeds, None if mask is None else mask.tolist(), randomize, self._obs)
-        self._start("reset", lambda: self._pool.reset(*args), run_now=_run_now)
+        # A partial reset keeps the other sub-envs' latest observations.
+        obs = self._next_obs() if mask is None or not self.copy else self._obs.copy()
+        args = (seeds, None if mask is None else mask.tolist(), randomize, obs)
+
+        def work() -> np.ndarray:
+            self._pool.reset(*args)
+            return obs
+
+        self._start("reset", work, run_now=_run_now)
 
     def reset_wait(self, timeout: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
         """Finishes :meth:`reset_async`."""
-        self._finish("reset", timeout)
+        self._obs = self._finish("reset", timeout)
         mask = self._reset_mask
         if mask is None:
             self._terminations[:] = False
@@ -275,7 +284,7 @@ class CarRacingVectorEnv(VectorEnv):
         else:
             self._terminations[mask] = False
             self._truncations[mask] = False
-        return self._observations(), {}
+        return self._obs, {}
 
     # ------------------------------------------------------------------ step
 
@@ -286,30 +295,34 @@ class CarRacingVectorEnv(VectorEnv):
         # core repeats anyway are left to it (see `_run_step`). Per-batch Python time is
         # what limits thread scaling on small batches.
         self._check_steppable()
-        flags = self._run_step(self._coerce_actions(actions, check_values=False), actions)
-        return self._step_result(flags)
+        obs = self._next_obs()
+        flags = self._run_step(self._coerce_actions(actions, check_values=False), actions, obs)
+        return self._step_result(flags, obs)
 
     def step_async(self, actions: Any) -> None:
         """Starts stepping with `actions` in the background; collect with :meth:`step_wait`."""
         self._check_steppable()
         acts = self._coerce_actions(actions)
-        self._start("step", lambda: self._run_step(acts, actions))
+        obs = self._next_obs()
+        self._start("step", lambda: (self._run_step(acts, actions, obs), obs))
 
     def step_wait(
         self, timeout: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Finishes :meth:`step_async`."""
-        return self._step_result(self._finish("step", timeout))
+        flags, obs = self._finish("step", timeout)
+        return self._step_result(flags, obs)
 
     def _check_steppable(self) -> None:
         self._check_ready()
         if not self._has_reset:
             raise gym_error.ResetNeeded("step() called before reset(); call reset() first")
 
-    def _run_step(self, acts: np.ndarray, actions: Any) -> tuple[bool, bool]:
-        """Steps the core; returns its (any lap info, any reset) flags."""
+    def _run_step(self, acts: np.ndarray, actions: Any, obs: np.ndarray) -> tuple[bool, bool]:
+        """Steps the core, writing observations into `obs`; returns its (any lap info, any
+        reset) flags."""
         try:
-            return self._pool.step(acts, *self._step_buffers)
+            return self._pool.step(acts, obs, *self._step_buffers)
         except ValueError:
             # The core refused an action (NaN/inf, out of range) before touching any sub-env:
             # re-check in Python for the message naming every offending sub-env.
@@ -317,9 +330,10 @@ class CarRacingVectorEnv(VectorEnv):
             raise
 
     def _step_result(
-        self, flags: tuple[bool, bool]
+        self, flags: tuple[bool, bool], obs: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         any_lap, any_reset = flags
+        self._obs = obs
         infos: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             if any_reset:
@@ -339,7 +353,7 @@ class CarRacingVectorEnv(VectorEnv):
             infos["lap_finished"] = self._lap == 1
             infos["_lap_finished"] = self._lap >= 0
         return (
-            self._observations(),
+            obs,
             self._rewards.copy(),
             self._terminations.copy(),
             self._truncations.copy(),
@@ -395,8 +409,10 @@ class CarRacingVectorEnv(VectorEnv):
 
     # ------------------------------------------------------------------ internals
 
-    def _observations(self) -> np.ndarray:
-        return self._obs.copy() if self.copy else self._obs
+    def _next_obs(self) -> np.ndarray:
+        """Where the next call writes its observations: a new array with `copy=True` (returned
+        without copying), else the shared buffer."""
+        return np.empty_like(self._obs) if self.copy else self._obs
 
     def _render_one(self, i: int) -> np.ndarray | None:
         if not self._has_reset:

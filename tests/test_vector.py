@@ -195,6 +195,22 @@ def test_native_obs_size_and_copy_semantics():
     obs, _ = vec.reset(seed=0)
     obs2, *_ = vec.step(np.zeros((2, 3)))
     assert not np.shares_memory(obs, obs2)
+    # copy=True: an array once returned never changes, whatever calls follow (steps, a partial
+    # reset, a full reset), and a partial reset keeps the other sub-env's latest frame.
+    handed_out = [obs, obs2]
+    snapshots = [a.copy() for a in handed_out]
+    for _ in range(3):
+        o, *_ = vec.step(np.full((2, 3), 0.5))
+        handed_out.append(o)
+        snapshots.append(o.copy())
+    partial, _ = vec.reset(options={"reset_mask": np.array([True, False])})
+    np.testing.assert_array_equal(partial[1], snapshots[-1][1])
+    handed_out.append(partial)
+    snapshots.append(partial.copy())
+    vec.reset(seed=1)
+    vec.step(np.zeros((2, 3)))
+    for a, snap in zip(handed_out, snapshots, strict=True):
+        np.testing.assert_array_equal(a, snap)
 
 
 def test_gymnasium_vector_wrappers_work():
