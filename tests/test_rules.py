@@ -106,3 +106,37 @@ def test_closed_loop_driver_finishes_a_lap(continuous):
     assert env.tile_visited_count == len(env.track)
     # Every tile paid 1000/N once; every step cost 0.1.
     assert total == pytest.approx(1000.0 - 0.1 * steps, abs=1e-6)
+
+
+def test_avx2_and_baseline_paths_give_identical_steps_and_frames():
+    """The core compiles its hottest loops twice (x86-64 baseline and AVX2, picked at run time)
+    and promises the same bits from both: run the same episode in a subprocess with the AVX2
+    copies disabled and compare every reward and frame."""
+    import hashlib
+    import os
+    import subprocess
+    import sys
+
+    script = (
+        "import hashlib, numpy as np, reinfors_gym\n"
+        "env = reinfors_gym.CarRacingEnv()\n"
+        "obs, _ = env.reset(seed=3)\n"
+        "h = hashlib.sha256(obs.tobytes())\n"
+        "rng = np.random.default_rng(0)\n"
+        "for a in rng.uniform([-1, 0, 0], [1, 1, 1], size=(300, 3)):\n"
+        "    obs, r, term, trunc, _ = env.step(a)\n"
+        "    h.update(obs.tobytes()); h.update(np.float64(r).tobytes())\n"
+        "print(h.hexdigest())\n"
+    )
+    digests = []
+    for disable in (False, True):
+        env = dict(os.environ)
+        env.pop("REINFORS_GYM_DISABLE_AVX2", None)
+        if disable:
+            env["REINFORS_GYM_DISABLE_AVX2"] = "1"
+        out = subprocess.run(
+            [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True
+        )
+        digests.append(out.stdout.strip())
+    assert digests[0] == digests[1]
+    assert len(digests[0]) == len(hashlib.sha256().hexdigest())

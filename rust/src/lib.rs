@@ -9,6 +9,7 @@
 //! - [`render`]: a reusable 2-D rasterizer with area-coverage anti-aliasing.
 //! - [`scene`]: what a CarRacing frame shows, drawn with [`render`].
 //! - [`env`]: the environment state machine tying them together.
+//! - [`cpu`]: run-time CPU feature checks for the loops compiled twice (baseline, AVX2).
 //! - [`crew`]: persistent helper threads with a spin-then-park hand-off, for short batches.
 //! - [`pool`]: many envs stepped in parallel into one batch; [`collector`]: PPO rollouts.
 //! - `py` (feature `python`): the PyO3 binding.
@@ -16,6 +17,7 @@
 pub mod car;
 pub mod collector;
 pub mod contact;
+pub mod cpu;
 pub mod crew;
 pub mod env;
 pub mod error;

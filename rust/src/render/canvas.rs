@@ -595,7 +595,7 @@ impl Canvas {
     /// starts a new (black) frame.
     pub fn write_rgb8(&mut self, out: &mut [u8], q: Quantizer) {
         #[cfg(target_arch = "x86_64")]
-        if has_avx2() {
+        if crate::cpu::has_avx2() {
             // SAFETY: the CPU supports AVX2 (checked above).
             unsafe { self.write_rgb8_avx2(out, q) };
             self.end_frame();
@@ -637,19 +637,12 @@ impl Canvas {
 /// the same bytes.
 fn quantize_row(src: &[f32], dst: &mut [u8], q: Quantizer) {
     #[cfg(target_arch = "x86_64")]
-    if has_avx2() {
+    if crate::cpu::has_avx2() {
         // SAFETY: the CPU supports AVX2 (checked above).
         unsafe { quantize_row_avx2(src, dst, q) };
         return;
     }
     quantize_row_baseline(src, dst, q);
-}
-
-#[cfg(target_arch = "x86_64")]
-fn has_avx2() -> bool {
-    use std::sync::OnceLock;
-    static AVX2: OnceLock<bool> = OnceLock::new();
-    *AVX2.get_or_init(|| std::arch::is_x86_feature_detected!("avx2"))
 }
 
 /// [`quantize_row_baseline`] thirty-two values at a time: quantizing is a quarter of what a
