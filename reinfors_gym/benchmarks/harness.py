@@ -106,11 +106,33 @@ def load_average() -> str:
         return "unknown"
 
 
+def _simd_path() -> str:
+    """Which copies of its hottest loops reinfors-gym runs here: the core picks AVX2 at run time
+    where the CPU has it (and `REINFORS_GYM_DISABLE_AVX2` is unset), else the x86-64 baseline."""
+    try:
+        flags = next(
+            (
+                line
+                for line in Path("/proc/cpuinfo").read_text().splitlines()
+                if line.startswith("flags")
+            ),
+            "",
+        ).split()
+    except OSError:
+        return "unknown"
+    if "avx2" not in flags:
+        return "baseline (no AVX2 on this CPU)"
+    if os.environ.get("REINFORS_GYM_DISABLE_AVX2") is not None:
+        return "baseline (REINFORS_GYM_DISABLE_AVX2 set)"
+    return "AVX2 (run-time dispatch; same bytes as baseline)"
+
+
 def machine_info() -> dict[str, str]:
     """Where and with what the numbers were measured."""
     return {
         "cpu": _cpu_model(),
         "cores": str(usable_cores()),
+        "reinfors-gym simd": _simd_path(),
         "os": f"{platform.system()} {platform.release()} {platform.machine()}",
         "python": platform.python_version(),
         "numpy": _version("numpy"),

@@ -230,6 +230,11 @@ CONDITIONS = """\
 - **Gymnasium `CarRacing-v3`** draws each frame with pygame at 1000x800 and smooth-scales it to
   96x96; we draw 96x96 natively (with exact area-coverage anti-aliasing), so most of the gap is
   rendering, not physics. Both return the same `(96, 96, 3)` uint8 frames and the same tracks.
+- **Builds.** Every system runs as installed: Gymnasium/pybox2d, EnvPool and reinfors from their
+  PyPI wheels, ours as built by `make setup` (release, LTO, x86-64 baseline). Ours picks AVX2
+  copies of its hottest loops at run time where the CPU has them (the machine table says which);
+  they give the same bytes as the baseline copies (tested), only faster. We did not check
+  which instruction sets the other wheels were compiled for.
 - **Gymnasium `AsyncVectorEnv`** runs one process per env (shared-memory observations): with
   more envs than cores the processes time-share the cores; its row is compared with our vector
   env at the same number of envs using all cores. Its memory is the sum over the parent and the
