@@ -360,7 +360,7 @@ impl Collector {
         let n = self.games();
         let k = self.kind.outputs();
         let r = &mut self.rollout;
-        r.obs.extend_from_slice(obs);
+        let rows = r.steps * n;
         r.values.extend_from_slice(values);
         for g in 0..n {
             let (action, stored, logp) =
@@ -372,8 +372,22 @@ impl Collector {
             }
             r.behavior_log_probs.push(logp);
         }
-        self.pool
-            .step(&self.actions, obs, &mut self.final_obs, &mut self.results)?;
+        // The pool's workers append this step's observations to the rollout as they go.
+        let stepped = self.pool.step_recording(
+            &self.actions,
+            obs,
+            &mut self.final_obs,
+            &mut self.results,
+            &mut r.obs,
+        );
+        if let Err(e) = stepped {
+            // The step did not happen: drop the half-written row so the rollout stays whole.
+            r.values.truncate(rows);
+            r.actions_i64.truncate(rows);
+            r.actions_f32.truncate(rows * self.kind.action_len());
+            r.behavior_log_probs.truncate(rows);
+            return Err(e);
+        }
         let mut truncated = Vec::new();
         for (g, res) in self.results.iter().enumerate() {
             let reward = self.weights.of(res);

@@ -445,6 +445,38 @@ impl Pool {
         final_obs: &mut [u8],
         results: &mut [SlotResult],
     ) -> Result<()> {
+        self.step_inner(actions, obs, final_obs, results, None)
+    }
+
+    /// [`Pool::step`] that first appends each sub-env's current observation (what `obs`
+    /// holds on entry) to `record`: the collector's rollout. Each worker copies its own
+    /// sub-envs' frames straight into the spare capacity, so recording runs in parallel and
+    /// nothing is written twice. On error `record` is left as it was.
+    pub fn step_recording(
+        &mut self,
+        actions: &[Action],
+        obs: &mut [u8],
+        final_obs: &mut [u8],
+        results: &mut [SlotResult],
+        record: &mut Vec<u8>,
+    ) -> Result<()> {
+        record.reserve(obs.len());
+        let spare = &mut record.spare_capacity_mut()[..obs.len()];
+        self.step_inner(actions, obs, final_obs, results, Some(spare))?;
+        // SAFETY: the step succeeded, so every job ran and copied its whole chunk: the first
+        // `obs.len()` spare bytes are initialized.
+        unsafe { record.set_len(record.len() + obs.len()) };
+        Ok(())
+    }
+
+    fn step_inner(
+        &mut self,
+        actions: &[Action],
+        obs: &mut [u8],
+        final_obs: &mut [u8],
+        results: &mut [SlotResult],
+        record: Option<&mut [std::mem::MaybeUninit<u8>]>,
+    ) -> Result<()> {
         self.check_obs(obs)?;
         let n = self.spec.num_envs;
         if actions.len() != n || results.len() != n || final_obs.len() != obs.len() {
@@ -464,6 +496,11 @@ impl Pool {
         }
         let spec = self.spec;
         let ob = spec.obs_bytes();
+        let records = record
+            .into_iter()
+            .flat_map(|r| r.chunks_mut(ob))
+            .map(Some)
+            .chain(std::iter::repeat_with(|| None));
         let jobs: Vec<_> = self
             .slots
             .iter_mut()
@@ -471,12 +508,18 @@ impl Pool {
             .zip(final_obs.chunks_mut(ob))
             .zip(results.iter_mut())
             .zip(actions.iter())
+            .zip(records)
             .enumerate()
             .collect();
         run_parallel(
             &mut self.crew,
             jobs,
-            |(_, ((((slot, out), fin), res), action))| {
+            |(_, (((((slot, out), fin), res), action), rec))| {
+                if let Some(rec) = rec {
+                    for (r, &o) in rec.iter_mut().zip(out.iter()) {
+                        r.write(o);
+                    }
+                }
                 *res = slot.step(&spec, *action, out, fin)?;
                 Ok(())
             },
@@ -609,6 +652,55 @@ mod tests {
         let mut chw = [0u8; 6];
         hwc_to_chw(&hwc, &mut chw);
         assert_eq!(chw, [1, 4, 2, 5, 3, 6]);
+    }
+
+    #[test]
+    fn step_recording_appends_the_pre_step_frames_and_steps_like_step() {
+        let spec = PoolSpec {
+            num_envs: 3,
+            config: Config::default(),
+            max_episode_steps: Some(1000),
+            autoreset: AutoresetMode::NextStep,
+            frame_skip: 1,
+            stack_num: 1,
+            grayscale: false,
+            width: 96,
+            height: 96,
+            channels_first: true,
+        };
+        let entropy: Vec<Vec<u32>> = (0..3).map(|i| vec![i as u32 + 7]).collect();
+        let mut pools = [
+            Pool::new(spec, 2, &entropy).unwrap(),
+            Pool::new(spec, 2, &entropy).unwrap(),
+        ];
+        let len = 3 * spec.obs_bytes();
+        let mut obs = [vec![0u8; len], vec![0u8; len]];
+        let mut fin = vec![0u8; len];
+        let mut res = [SlotResult::default(); 3];
+        for (pool, o) in pools.iter_mut().zip(&mut obs) {
+            pool.reset(&[None, None, None], None, None, o).unwrap();
+        }
+        let mut record = vec![42u8; 5]; // appended to, never overwritten
+        for t in 0..4 {
+            let actions = [Action::Continuous([0.3 * t as f64 - 0.5, 0.6, 0.0]); 3];
+            let before = obs[1].clone();
+            pools[0]
+                .step(&actions, &mut obs[0], &mut fin, &mut res)
+                .unwrap();
+            pools[1]
+                .step_recording(&actions, &mut obs[1], &mut fin, &mut res, &mut record)
+                .unwrap();
+            assert_eq!(obs[0], obs[1]);
+            assert_eq!(&record[5 + t * len..], &before[..]);
+        }
+        assert_eq!(&record[..5], &[42; 5]);
+        // A refused step appends nothing.
+        let bad = [Action::Continuous([f64::NAN, 0.0, 0.0]); 3];
+        let kept = record.len();
+        assert!(pools[1]
+            .step_recording(&bad, &mut obs[1], &mut fin, &mut res, &mut record)
+            .is_err());
+        assert_eq!(record.len(), kept);
     }
 
     #[test]
