@@ -16,3 +16,28 @@ pub fn has_avx2() -> bool {
         std::env::var_os(DISABLE_AVX2_ENV).is_none() && std::arch::is_x86_feature_detected!("avx2")
     })
 }
+
+/// Defines `fn $name(args)` running `$body` (an `#[inline(always)]` function of the same
+/// arguments) from a copy compiled for AVX2 where [`has_avx2`] says so, else from the baseline
+/// copy. For the free functions of hot loops; methods spell the same pattern out.
+macro_rules! avx2_dispatch {
+    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) => $body:ident) => {
+        $(#[$meta])*
+        fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                fn avx2($($arg: $ty),*) {
+                    $body($($arg),*)
+                }
+                if $crate::cpu::has_avx2() {
+                    // SAFETY: the CPU supports AVX2 (checked just above).
+                    unsafe { avx2($($arg),*) };
+                    return;
+                }
+            }
+            $body($($arg),*)
+        }
+    };
+}
+pub(crate) use avx2_dispatch;

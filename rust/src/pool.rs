@@ -6,6 +6,7 @@
 
 use std::sync::Mutex;
 
+use crate::cpu::avx2_dispatch;
 use crate::crew::Crew;
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
@@ -163,23 +164,10 @@ impl std::fmt::Debug for Pool {
     }
 }
 
-/// `(H, W, 3)` to `(3, H, W)`.
-fn hwc_to_chw(hwc: &[u8], chw: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        unsafe { hwc_to_chw_avx2(hwc, chw) };
-        return;
-    }
-    hwc_to_chw_body(hwc, chw);
-}
-
-/// [`hwc_to_chw`] compiled for AVX2, where LLVM vectorizes the stride-3 loads with byte
-/// shuffles (the baseline copy moves a byte at a time).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn hwc_to_chw_avx2(hwc: &[u8], chw: &mut [u8]) {
-    hwc_to_chw_body(hwc, chw);
+avx2_dispatch! {
+    /// `(H, W, 3)` to `(3, H, W)`. With AVX2, LLVM vectorizes the stride-3 loads with byte
+    /// shuffles (78k -> 6.7k instructions per 96x96 frame); the baseline moves bytes one by one.
+    fn hwc_to_chw(hwc: &[u8], chw: &mut [u8]) => hwc_to_chw_body
 }
 
 #[inline(always)]
@@ -194,22 +182,10 @@ fn hwc_to_chw_body(hwc: &[u8], chw: &mut [u8]) {
     }
 }
 
-/// Gymnasium's `GrayscaleObservation`: `sum(rgb * [0.2125, 0.7154, 0.0721])` cast to uint8.
-fn grayscale_into(rgb: &[u8], gray: &mut [u8]) {
-    #[cfg(target_arch = "x86_64")]
-    if crate::cpu::has_avx2() {
-        // SAFETY: the CPU supports AVX2 (checked above).
-        unsafe { grayscale_into_avx2(rgb, gray) };
-        return;
-    }
-    grayscale_into_body(rgb, gray);
-}
-
-/// [`grayscale_into`] compiled for AVX2 (vectorized; the same f64 operations, no FMA).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-fn grayscale_into_avx2(rgb: &[u8], gray: &mut [u8]) {
-    grayscale_into_body(rgb, gray);
+avx2_dispatch! {
+    /// Gymnasium's `GrayscaleObservation`: `sum(rgb * [0.2125, 0.7154, 0.0721])` cast to
+    /// uint8 (vectorized with AVX2: the same f64 operations, no FMA).
+    fn grayscale_into(rgb: &[u8], gray: &mut [u8]) => grayscale_into_body
 }
 
 #[inline(always)]
@@ -658,15 +634,8 @@ mod tests {
     fn step_recording_appends_the_pre_step_frames_and_steps_like_step() {
         let spec = PoolSpec {
             num_envs: 3,
-            config: Config::default(),
-            max_episode_steps: Some(1000),
-            autoreset: AutoresetMode::NextStep,
-            frame_skip: 1,
-            stack_num: 1,
-            grayscale: false,
-            width: 96,
-            height: 96,
             channels_first: true,
+            ..state_frames_spec()
         };
         let entropy: Vec<Vec<u32>> = (0..3).map(|i| vec![i as u32 + 7]).collect();
         let mut pools = [
@@ -703,9 +672,9 @@ mod tests {
         assert_eq!(record.len(), kept);
     }
 
-    #[test]
-    fn spec_rejects_nonsense() {
-        let spec = PoolSpec {
+    /// One env of plain 96x96 RGB state frames, Gymnasium's defaults.
+    fn state_frames_spec() -> PoolSpec {
+        PoolSpec {
             num_envs: 1,
             config: Config::default(),
             max_episode_steps: Some(1000),
@@ -716,7 +685,12 @@ mod tests {
             width: 96,
             height: 96,
             channels_first: false,
-        };
+        }
+    }
+
+    #[test]
+    fn spec_rejects_nonsense() {
+        let spec = state_frames_spec();
         assert!(spec.check().is_ok());
         assert!(PoolSpec {
             num_envs: 0,

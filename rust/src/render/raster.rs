@@ -105,6 +105,43 @@ fn next_bit(words: &[u64], from: usize, want: bool) -> Option<usize> {
     }
 }
 
+/// The runs `a..b` of touched cells in a row's mask (`stride` cells), left to right, with gaps
+/// shorter than [`MIN_UNIFORM_SPAN`] joined into the runs around them (the running sum is
+/// constant across a gap, so a gap is reported as a uniform span only where that is cheaper
+/// than summing through it).
+struct TouchedRuns<'a> {
+    words: &'a [u64],
+    stride: usize,
+    x: usize,
+}
+
+impl Iterator for TouchedRuns<'_> {
+    type Item = (usize, usize);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<(usize, usize)> {
+        let a = next_bit(self.words, self.x, true)?;
+        let mut b = next_bit(self.words, a, false).unwrap_or(self.stride);
+        while let Some(next) = next_bit(self.words, b, true) {
+            if next >= b + MIN_UNIFORM_SPAN {
+                break;
+            }
+            b = next_bit(self.words, next, false).unwrap_or(self.stride);
+        }
+        self.x = b;
+        Some((a, b))
+    }
+}
+
+#[inline(always)]
+fn touched_runs(words: &[u64], stride: usize) -> TouchedRuns<'_> {
+    TouchedRuns {
+        words,
+        stride,
+        x: 0,
+    }
+}
+
 /// Adds `k` times the colour weight `wgt` to one cell.
 #[inline]
 fn deposit(cell: &mut [f32; 4], wgt: [f32; 4], k: f32) {
@@ -433,14 +470,7 @@ impl Accumulator {
         // `x`: first pixel not yet reported; untouched cells before a run hold zero, so
         // the running sum `s` is constant from `x` up to it.
         let mut x = 0;
-        while let Some(a) = next_bit(words, x, true) {
-            let mut b = next_bit(words, a, false).unwrap_or(stride);
-            while let Some(next) = next_bit(words, b, true) {
-                if next >= b + MIN_UNIFORM_SPAN {
-                    break;
-                }
-                b = next_bit(words, next, false).unwrap_or(stride);
-            }
+        for (a, b) in touched_runs(words, stride) {
             let (lo, hi) = clip(x, a);
             if lo < hi && s != [0.0; 4] {
                 f(lo, hi - lo, renormalise(s));
@@ -486,14 +516,7 @@ impl Accumulator {
         let cells = &mut self.cells[y * stride..(y + 1) * stride];
         let mut s = [0.0f32; 4];
         let mut x = 0;
-        while let Some(a) = next_bit(words, x, true) {
-            let mut b = next_bit(words, a, false).unwrap_or(stride);
-            while let Some(next) = next_bit(words, b, true) {
-                if next >= b + MIN_UNIFORM_SPAN {
-                    break;
-                }
-                b = next_bit(words, next, false).unwrap_or(stride);
-            }
+        for (a, b) in touched_runs(words, stride) {
             let (lo, hi) = (x.max(x0), a.min(x1));
             if lo < hi && s != [0.0; 4] {
                 blend_run(&mut row[lo..hi], renormalise(s));
