@@ -285,6 +285,10 @@ impl ScoreText {
 
 /// Most canvas sizes a thread keeps (state frames, video frames, a human window, ...).
 const CANVASES_PER_THREAD: usize = 4;
+/// Largest canvas (pixels) kept per thread. Bigger ones (video frames: ~20 MB of accumulators
+/// at 600×400, the human window: ~65 MB) belong to the env's renderer instead, so their memory
+/// goes when the env does.
+const THREAD_CANVAS_MAX_PIXELS: usize = 256 * 256;
 
 thread_local! {
     /// This thread's scratch canvases, one per output size, each with a flag set while a
@@ -331,6 +335,8 @@ fn with_thread_canvas<R>(width: usize, height: usize, f: impl FnOnce(&mut Canvas
 /// score changes); the canvas it draws on belongs to the thread (see [`CANVASES`]).
 #[derive(Debug, Clone, Default)]
 pub struct Renderer {
+    /// The canvas for sizes above [`THREAD_CANVAS_MAX_PIXELS`].
+    large: Option<Canvas>,
     /// Score string and output size of the cached text patch; the glyph bitmap (window
     /// pixels, grey levels) and its area-averaged patch on the output grid.
     text_key: Option<(ScoreText, usize, usize)>,
@@ -362,9 +368,16 @@ impl Renderer {
             width * height * 3,
             "out must hold width*height RGB pixels"
         );
-        with_thread_canvas(width, height, |canvas| {
-            self.draw_on(canvas, view, out, width, height, with_skid_marks)
-        });
+        if width * height <= THREAD_CANVAS_MAX_PIXELS {
+            with_thread_canvas(width, height, |canvas| {
+                self.draw_on(canvas, view, out, width, height, with_skid_marks)
+            });
+            return;
+        }
+        // A frame interrupted by a panic may have left this canvas mid-frame: start clean.
+        let mut canvas = self.large.take().unwrap_or_default();
+        self.draw_on(&mut canvas, view, out, width, height, with_skid_marks);
+        self.large = Some(canvas);
     }
 
     fn draw_on(
