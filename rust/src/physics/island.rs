@@ -139,7 +139,7 @@ impl Island {
     }
 
     /// Runs `step.velocity_iterations` Gauss-Seidel sweeps over the island's joints, as
-    /// repeated `solve_velocity_constraints` calls would, on the packed [`SweepState`].
+    /// repeated calls of Box2D's `SolveVelocityConstraints` would, on the packed [`SweepState`].
     ///
     /// Exact shortcut: once the state after a sweep repeats the state `p` sweeps earlier, the
     /// remaining sweeps only walk that cycle, so only `(remaining mod p)` of them are run.

@@ -234,85 +234,12 @@ impl RevoluteJoint {
         data.velocities[self.index_b] = Velocity { v: v_b, w: w_b };
     }
 
-    /// One Gauss-Seidel pass: motor, then limit + point (or point alone).
-    pub fn solve_velocity_constraints(&mut self, data: &mut SolverData<'_>) {
-        let Velocity {
-            v: mut v_a,
-            w: mut w_a,
-        } = data.velocities[self.index_a];
-        let Velocity {
-            v: mut v_b,
-            w: mut w_b,
-        } = data.velocities[self.index_b];
-        let (m_a, m_b) = (self.inv_mass_a, self.inv_mass_b);
-        let (i_a, i_b) = (self.inv_i_a, self.inv_i_b);
-        let (r_a, r_b) = (self.r_a, self.r_b);
-        let fixed_rotation = i_a + i_b == 0.0;
-
-        if self.enable_motor && self.limit_state != LimitState::Equal && !fixed_rotation {
-            let cdot = w_b - w_a - self.motor_speed;
-            let mut impulse = -self.motor_mass * cdot;
-            let old_impulse = self.motor_impulse;
-            let max_impulse = data.step.dt * self.max_motor_torque;
-            self.motor_impulse = clamp(self.motor_impulse + impulse, -max_impulse, max_impulse);
-            impulse = self.motor_impulse - old_impulse;
-            w_a -= i_a * impulse;
-            w_b += i_b * impulse;
-        }
-
-        if self.enable_limit && self.limit_state != LimitState::Inactive && !fixed_rotation {
-            let cdot1 = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
-            let cdot2 = w_b - w_a;
-            let cdot = Vec3::new(cdot1.x, cdot1.y, cdot2);
-            let solved = self.mass.solve33(cdot);
-            let mut impulse = Vec3::new(-solved.x, -solved.y, -solved.z);
-
-            // At a limit, an impulse that would pull the joint back off the limit is replaced by
-            // the point constraint alone, releasing the accumulated limit impulse.
-            let release = match self.limit_state {
-                LimitState::AtLower => self.impulse.z + impulse.z < 0.0,
-                LimitState::AtUpper => self.impulse.z + impulse.z > 0.0,
-                LimitState::Equal | LimitState::Inactive => false,
-            };
-            if release {
-                let rhs = -cdot1 + self.impulse.z * Vec2::new(self.mass.ez.x, self.mass.ez.y);
-                let reduced = self.mass.solve22(rhs);
-                impulse = Vec3::new(reduced.x, reduced.y, -self.impulse.z);
-                self.impulse.x += reduced.x;
-                self.impulse.y += reduced.y;
-                self.impulse.z = 0.0;
-            } else {
-                self.impulse.x += impulse.x;
-                self.impulse.y += impulse.y;
-                self.impulse.z += impulse.z;
-            }
-
-            let p = Vec2::new(impulse.x, impulse.y);
-            v_a -= m_a * p;
-            w_a -= i_a * (cross(r_a, p) + impulse.z);
-            v_b += m_b * p;
-            w_b += i_b * (cross(r_b, p) + impulse.z);
-        } else {
-            let cdot = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
-            let impulse = self.mass.solve22(-cdot);
-            self.impulse.x += impulse.x;
-            self.impulse.y += impulse.y;
-            v_a -= m_a * impulse;
-            w_a -= i_a * cross(r_a, impulse);
-            v_b += m_b * impulse;
-            w_b += i_b * cross(r_b, impulse);
-        }
-
-        data.velocities[self.index_a] = Velocity { v: v_a, w: w_a };
-        data.velocities[self.index_b] = Velocity { v: v_b, w: w_b };
-    }
-
     /// The constants of this joint's velocity sweeps, gathered after
     /// [`Self::init_velocity_constraints`]: its bodies' and its impulses' chunks in the island's
     /// packed [`SweepState`] (see [`VelocityRow`]) plus every value
-    /// [`Self::solve_velocity_constraints`] reads but the sweeps never change, with the matrix
-    /// determinants it would recompute on every call evaluated once (same operations on the
-    /// same operands, so the same bits).
+    /// Box2D's `b2RevoluteJoint::SolveVelocityConstraints` reads but the sweeps never change,
+    /// with the matrix determinants it would recompute on every call evaluated once (same
+    /// operations on the same operands, so the same bits).
     pub fn velocity_row(
         &self,
         step: &TimeStep,
@@ -512,8 +439,9 @@ impl VelocityRow {
         )
     }
 
-    /// [`RevoluteJoint::solve_velocity_constraints`] on the packed state: the same operations
-    /// in the same order.
+    /// One Gauss-Seidel pass of Box2D's `b2RevoluteJoint::SolveVelocityConstraints` (motor,
+    /// then limit + point, or point alone) on the packed state: the same operations in the same
+    /// order, so the same bits (`rust/tests/car_vs_box2d.rs`).
     #[inline(always)]
     pub fn solve(&self, state: &mut SweepState) {
         let (a, b, j) = (
