@@ -7,6 +7,7 @@
 //! `[x, x + 1) × [y, y + 1)`, y down); shapes take a [`Transform`] from the caller's space so
 //! one scene description draws at any resolution.
 
+use super::f32x4::F32x4;
 use super::raster::Accumulator;
 use super::transform::Transform;
 
@@ -85,8 +86,9 @@ pub struct Canvas {
     /// The image baked by [`Canvas::pixels`] (0–255 per channel, row-major), which the
     /// frame then starts from.
     img: Vec<[f32; 3]>,
-    /// Scratch: the row being composited (0–255 per channel).
-    row: Vec<[f32; 3]>,
+    /// Scratch: the row being composited (0–255 per channel; lane 3 unused, so each pixel
+    /// is one four-lane vector).
+    row: Vec<[f32; 4]>,
     /// Layers and clears draw rows `0..clip_rows` only; see [`Canvas::set_clip_rows`].
     clip_rows: usize,
     /// One accumulator per polygon layer of the frame (`used_layers` of them are in use).
@@ -109,6 +111,13 @@ enum Op {
     Clear { rows: usize, color: [f32; 3] },
     /// Composite `layers[i]`.
     Layer(usize),
+    /// A clear of rows `0..rows` to `color` followed by `layers[layer]`, done in one pass
+    /// (each pixel written once; see [`Accumulator::composite_row_onto`]).
+    ClearThenLayer {
+        rows: usize,
+        color: [f32; 3],
+        layer: usize,
+    },
     /// Paint a rectangle (see [`Canvas::fill_rect`]) with `color`; it touches rows `rows`.
     Rect {
         cols: RectColumns,
@@ -294,7 +303,7 @@ impl Canvas {
             self.height = height;
             self.img.clear();
             self.row.clear();
-            self.row.resize(width, [0.0; 3]);
+            self.row.resize(width, [0.0; 4]);
             for acc in &mut self.layers {
                 acc.resize(width, height);
             }
@@ -317,7 +326,7 @@ impl Canvas {
     /// drawing continues on top of it.
     pub fn pixels(&mut self) -> &[[f32; 3]] {
         let mut baked = Vec::with_capacity(self.width * self.height);
-        self.render_rows(|_, row| baked.extend_from_slice(row));
+        self.render_rows(|_, row| baked.extend(row.iter().map(|p| [p[0], p[1], p[2]])));
         self.img = baked;
         self.ops.push(Op::Baked);
         &self.img
@@ -421,6 +430,12 @@ impl Canvas {
             if self.layers[i].is_empty() {
                 // Nothing drawn: hand the accumulator back (it is the last one taken).
                 self.used_layers -= 1;
+            } else if let Some(&Op::Clear { rows, color }) = self.ops.last() {
+                *self.ops.last_mut().expect("an op") = Op::ClearThenLayer {
+                    rows,
+                    color,
+                    layer: i,
+                };
             } else {
                 self.ops.push(Op::Layer(i));
             }
@@ -556,12 +571,15 @@ impl Canvas {
     /// Renders the frame row by row: calls `emit(y, row)` with each composited row (0–255
     /// floats), top to bottom. Resolves every layer; the recorded operations stay.
     #[inline(always)]
-    fn render_rows(&mut self, mut emit: impl FnMut(usize, &[[f32; 3]])) {
+    fn render_rows(&mut self, mut emit: impl FnMut(usize, &[[f32; 4]])) {
         self.composite_layer();
         let w = self.width;
         let row = &mut self.row;
         for y in 0..self.height {
-            if !matches!(self.ops.first(), Some(Op::Clear { rows, .. }) if y < *rows) {
+            if !matches!(
+                self.ops.first(),
+                Some(Op::Clear { rows, .. } | Op::ClearThenLayer { rows, .. }) if y < *rows
+            ) {
                 // The frame starts black.
                 fill_px(row, [0.0; 3]);
             }
@@ -573,6 +591,14 @@ impl Canvas {
                         }
                     }
                     &Op::Layer(i) => self.layers[i].composite_row_over(y, row),
+                    &Op::ClearThenLayer { rows, color, layer } => {
+                        let layer = &mut self.layers[layer];
+                        if y < rows {
+                            layer.composite_row_onto(y, row, [color[0], color[1], color[2], 0.0]);
+                        } else {
+                            layer.composite_row_over(y, row);
+                        }
+                    }
                     Op::Rect {
                         cols,
                         y: ys,
@@ -584,7 +610,11 @@ impl Canvas {
                         }
                     }
                     &Op::Patch(i) => blend_patch_row(&self.patches[i], y, row),
-                    &Op::Baked => row.copy_from_slice(&self.img[y * w..(y + 1) * w]),
+                    &Op::Baked => {
+                        for (d, p) in row.iter_mut().zip(&self.img[y * w..(y + 1) * w]) {
+                            *d = [p[0], p[1], p[2], 0.0];
+                        }
+                    }
                 }
             }
             emit(y, row);
@@ -620,62 +650,92 @@ impl Canvas {
         &mut self,
         out: &mut [u8],
         q: Quantizer,
-        quantize: impl Fn(&[f32], &mut [u8], Quantizer),
+        quantize: impl Fn(&[[f32; 4]], &mut [u8], Quantizer),
     ) {
         let w3 = 3 * self.width.max(1);
         let mut rows = out.chunks_exact_mut(w3);
         self.render_rows(|_, row| {
             if let Some(dst) = rows.next() {
-                quantize(row.as_flattened(), dst, q);
+                quantize(row, dst, q);
             }
         });
     }
 }
 
-/// [`quantize_row_baseline`] thirty-two values at a time: quantizing is a quarter of what a
+/// [`quantize_row_baseline`] eight pixels at a time: quantizing is a large part of what a
 /// frame costs after the rasterizer, and AVX2 halves its instructions.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-fn quantize_row_avx2(src: &[f32], dst: &mut [u8], q: Quantizer) {
+fn quantize_row_avx2(src: &[[f32; 4]], dst: &mut [u8], q: Quantizer) {
     use std::arch::x86_64::*;
-    let mut s = src.chunks_exact(32);
-    let mut d = dst.chunks_exact_mut(32);
     let off = _mm256_set1_ps(q.add - 0.5 - q.sub);
     let top = _mm256_set1_ps(255.0);
     // As in `apply16`: `min(255, x)` keeps NaN (-> 0) and sends +inf to 255; the conversion
     // rounds to nearest-even like the 2^23 trick; the packs saturate to 0-255.
     let conv = |x: __m256| _mm256_cvtps_epi32(_mm256_min_ps(top, _mm256_add_ps(x, off)));
-    for (a, b) in (&mut s).zip(&mut d) {
-        // SAFETY: `a` holds 32 floats and `b` 32 bytes; loads and stores are unaligned.
+    // After the packs each 32-bit group is one pixel's RGBx, groups in the order 0 2 4 6 |
+    // 1 3 5 7; the permute puts them in order, the byte shuffle drops each x (per 128-bit
+    // half: 12 bytes of RGB, then 4 spare bytes).
+    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    let rgb = _mm256_setr_epi8(
+        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13,
+        14, -1, -1, -1, -1,
+    );
+    // Eight pixels as 24 RGB bytes, in the low 12 bytes of each 128-bit half.
+    let group = |p: *const f32| {
+        // SAFETY: callers pass a pointer to eight pixels (32 floats); loads are unaligned.
         unsafe {
-            let p = a.as_ptr();
             let i0 = conv(_mm256_loadu_ps(p));
             let i1 = conv(_mm256_loadu_ps(p.add(8)));
             let i2 = conv(_mm256_loadu_ps(p.add(16)));
             let i3 = conv(_mm256_loadu_ps(p.add(24)));
-            // The packs work within 128-bit lanes: 0-3 8-11 4-7 12-15 | 16-19 24-27 20-23
-            // 28-31 as 32-bit groups; the permute puts the groups back in order.
             let bytes = _mm256_packus_epi16(_mm256_packs_epi32(i0, i1), _mm256_packs_epi32(i2, i3));
-            let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
             let bytes = _mm256_permutevar8x32_epi32(bytes, order);
-            _mm256_storeu_si256(b.as_mut_ptr().cast(), bytes);
+            _mm256_shuffle_epi8(bytes, rgb)
         }
+    };
+    let mut i = 0;
+    // Each group stores 28 bytes: its 24 and 4 spare ones that the next group overwrites.
+    while i + 8 <= src.len() && 3 * i + 28 <= dst.len() {
+        let bytes = group(src[i..].as_ptr().cast());
+        // SAFETY: bytes 3i..3i+28 of `dst` exist (checked above); stores are unaligned.
+        unsafe {
+            let d = dst.as_mut_ptr().add(3 * i);
+            _mm_storeu_si128(d.cast(), _mm256_castsi256_si128(bytes));
+            _mm_storeu_si128(d.add(12).cast(), _mm256_extracti128_si256::<1>(bytes));
+        }
+        i += 8;
     }
-    quantize_row_baseline(s.remainder(), d.into_remainder(), q);
+    // The last whole group of a row has no spare bytes after it: go through a buffer.
+    if i + 8 <= src.len() {
+        let bytes = group(src[i..].as_ptr().cast());
+        let mut buf = [0u8; 32];
+        // SAFETY: `buf` holds 32 bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(buf.as_mut_ptr().cast(), bytes) };
+        dst[3 * i..3 * i + 12].copy_from_slice(&buf[..12]);
+        dst[3 * i + 12..3 * i + 24].copy_from_slice(&buf[16..28]);
+        i += 8;
+    }
+    quantize_row_baseline(&src[i..], &mut dst[3 * i..], q);
 }
 
-/// Quantizes one row of 0–255 floats into bytes, sixteen at a time (SSE2, the x86-64
-/// baseline, or portable code). [`quantize_row_avx2`] gives the same bytes.
-fn quantize_row_baseline(src: &[f32], dst: &mut [u8], q: Quantizer) {
-    let mut s = src.chunks_exact(16);
-    let mut d = dst.chunks_exact_mut(16);
+/// Quantizes one row of pixels (0–255 floats, lane 3 ignored) into RGB bytes, four pixels at
+/// a time (SSE2, the x86-64 baseline, or portable code). [`quantize_row_avx2`] gives the same
+/// bytes.
+fn quantize_row_baseline(src: &[[f32; 4]], dst: &mut [u8], q: Quantizer) {
+    let mut s = src.chunks_exact(4);
+    let mut d = dst.chunks_exact_mut(12);
     for (a, b) in (&mut s).zip(&mut d) {
-        let a: &[f32; 16] = a.try_into().expect("chunk of 16");
-        let b: &mut [u8; 16] = b.try_into().expect("chunk of 16");
-        *b = apply16(q, a);
+        let a: &[f32; 16] = a.as_flattened().try_into().expect("four pixels");
+        let rgbx = apply16(q, a);
+        for (o, p) in b.chunks_exact_mut(3).zip(rgbx.chunks_exact(4)) {
+            o.copy_from_slice(&p[..3]);
+        }
     }
-    for (o, &v) in d.into_remainder().iter_mut().zip(s.remainder()) {
-        *o = q.apply(v);
+    for (o, p) in d.into_remainder().chunks_exact_mut(3).zip(s.remainder()) {
+        for (o, &v) in o.iter_mut().zip(p) {
+            *o = q.apply(v);
+        }
     }
 }
 
@@ -717,7 +777,7 @@ fn apply16(q: Quantizer, v: &[f32; 16]) -> [u8; 16] {
 /// ys[1])`.
 #[inline(always)]
 fn paint_rect_row(
-    row: &mut [[f32; 3]],
+    row: &mut [[f32; 4]],
     y: usize,
     cols: &RectColumns,
     ys: [f64; 2],
@@ -737,7 +797,7 @@ fn paint_rect_row(
 
 /// Row `y` of a grey patch composited over `row` (the patch fits the canvas).
 #[inline(always)]
-fn blend_patch_row(patch: &GrayPatch, y: usize, row: &mut [[f32; 3]]) {
+fn blend_patch_row(patch: &GrayPatch, y: usize, row: &mut [[f32; 4]]) {
     if y < patch.y0 || y >= patch.y0 + patch.h {
         return;
     }
@@ -748,39 +808,39 @@ fn blend_patch_row(patch: &GrayPatch, y: usize, row: &mut [[f32; 3]]) {
         .zip(&patch.value[src.clone()])
         .zip(&patch.cov[src])
     {
-        let k = 1.0 - c;
-        d[0] = v + k * d[0];
-        d[1] = v + k * d[1];
-        d[2] = v + k * d[2];
+        let k = F32x4::splat(1.0 - c);
+        (F32x4::splat(v) + k * F32x4::load(d)).store(d);
     }
+}
+
+/// `color` as a row pixel (lane 3 unused, kept zero).
+#[inline(always)]
+fn pixel(color: [f32; 3]) -> F32x4 {
+    F32x4::load(&[color[0], color[1], color[2], 0.0])
 }
 
 /// Paints `color` over `px` with coverage `a`: `d += a·(color - d)`, and exactly `color` where
 /// `a` is 1 (see [`Canvas::opaque_rows_from`]).
 #[inline(always)]
-fn cover(px: &mut [[f32; 3]], a: f32, color: [f32; 3]) {
+fn cover(px: &mut [[f32; 4]], a: f32, color: [f32; 3]) {
     if a == 1.0 {
         fill_px(px, color);
         return;
     }
+    let (c, a) = (pixel(color), F32x4::splat(a));
     for d in px {
-        for ch in 0..3 {
-            d[ch] += a * (color[ch] - d[ch]);
-        }
+        let v = F32x4::load(d);
+        (v + a * (c - v)).store(d);
     }
 }
 
-/// Fills `px` with `color`, four pixels (twelve floats) at a time so the stores vectorize.
+/// Fills `px` with `color`.
 #[inline(always)]
-fn fill_px(px: &mut [[f32; 3]], color: [f32; 3]) {
-    let pattern: [f32; 12] = std::array::from_fn(|i| color[i % 3]);
-    let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
-    for q in &mut quads {
-        q.copy_from_slice(&pattern);
+fn fill_px(px: &mut [[f32; 4]], color: [f32; 3]) {
+    let c = pixel(color);
+    for d in px {
+        c.store(d);
     }
-    let rest = quads.into_remainder();
-    let n = rest.len();
-    rest.copy_from_slice(&pattern[..n]);
 }
 
 #[cfg(test)]
@@ -873,25 +933,32 @@ mod tests {
 
     #[test]
     fn row_quantizers_agree() {
-        let src: Vec<f32> = (0..1000)
-            .map(|i| match i % 7 {
-                0 => i as f32 * 0.37 - 20.0,
-                1 => (i % 256) as f32 + 0.5,
-                2 => f32::NAN,
-                3 => f32::INFINITY,
-                _ => (i * 31 % 2600) as f32 * 0.1,
+        let src: Vec<[f32; 4]> = (0..1000)
+            .map(|i| {
+                std::array::from_fn(|ch| match (i + ch) % 7 {
+                    0 => i as f32 * 0.37 - 20.0,
+                    1 => (i % 256) as f32 + 0.5,
+                    2 => f32::NAN,
+                    3 => f32::INFINITY,
+                    _ => ((i + ch) * 31 % 2600) as f32 * 0.1,
+                })
             })
             .collect();
         let q = Quantizer::pygame_smoothscale(1000, 800, 96, 96);
-        for len in [0, 5, 16, 31, 32, 33, 288, 1000] {
-            let expect: Vec<u8> = src[..len].iter().map(|&v| q.apply(v)).collect();
-            let mut out = vec![0u8; len];
+        for len in [0, 1, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 96, 1000] {
+            // Lane 3 is not a channel: it never reaches the bytes.
+            let expect: Vec<u8> = src[..len]
+                .iter()
+                .flat_map(|p| p[..3].iter().map(|&v| q.apply(v)))
+                .collect();
+            let mut out = vec![0u8; 3 * len];
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2 (checked above).
                 unsafe { quantize_row_avx2(&src[..len], &mut out, q) };
                 assert_eq!(out, expect, "len {len}");
             }
+            out.fill(0);
             quantize_row_baseline(&src[..len], &mut out, q);
             assert_eq!(out, expect, "len {len}");
         }

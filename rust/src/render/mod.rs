@@ -4,10 +4,12 @@
 //! Pipeline stages, one module each:
 //! - [`transform`]: affine maps from a scene's space to canvas pixels (rotate, scale, flip).
 //! - [`raster`]: signed-area accumulation of polygon layers at the output resolution.
+//! - [`f32x4`]: four float lanes (one pixel or cell) per SSE operation, bit-identical to scalar.
 //! - [`canvas`]: the drawing API (layers, rects, strokes, grey images) and quantization.
 //! - [`font`] (with generated [`font_data`]): the score digits of pygame's default font.
 
 pub mod canvas;
+pub mod f32x4;
 pub mod font;
 pub mod font_data;
 pub mod raster;

@@ -9,6 +9,8 @@
 //! change, so resolving reports those stretches (polygon interiors, empty space) as uniform
 //! spans instead of summing cell by cell; the numbers are the same either way.
 
+use super::f32x4::F32x4;
+
 /// `floor` of a non-negative value as an index. A NaN or a value beyond `i32` gives an index
 /// far outside any grid, so the slicing that follows panics (caught at the binding) rather
 /// than drawing garbage.
@@ -500,45 +502,75 @@ impl Accumulator {
         }
     }
 
-    /// Resolves row `y` and composites it over `row` (0–255 RGB per pixel): `dst = v + (1 -
-    /// a)·dst` with `v = [r·a, g·a, b·a, a]`, exactly as blending each run that
-    /// [`Accumulator::resolve_row_runs`] reports; then clears the row. The fused form of the
-    /// hottest loop of a frame: no callback per pixel, and fully covered runs become plain
-    /// stores (`v + 0·dst` is `v` for every finite `dst`).
+    /// Resolves row `y` and composites it over `row` (0–255 RGB per pixel, lane 3 unused):
+    /// `dst = v + (1 - a)·dst` with `v = [r·a, g·a, b·a, a]`, exactly as blending each run
+    /// that [`Accumulator::resolve_row_runs`] reports; then clears the row. The fused form of
+    /// the hottest loop of a frame: no callback per pixel, four lanes per operation, and fully
+    /// covered runs become plain stores (`v + 0·dst` is `v` for every finite `dst`).
     #[inline(always)]
-    pub fn composite_row_over(&mut self, y: usize, row: &mut [[f32; 3]]) {
+    pub fn composite_row_over(&mut self, y: usize, row: &mut [[f32; 4]]) {
+        self.composite_row::<true>(y, row, F32x4::zero());
+    }
+
+    /// [`Accumulator::composite_row_over`] onto a row that is `base` everywhere (lane 3
+    /// unused), writing every pixel of `row`: the same values as filling the row with `base`
+    /// first, in one pass and without reading `row`.
+    #[inline(always)]
+    pub fn composite_row_onto(&mut self, y: usize, row: &mut [[f32; 4]], base: [f32; 4]) {
+        self.composite_row::<false>(y, row, F32x4::load(&base));
+    }
+
+    /// The two above: `OVER` reads each destination pixel, otherwise it is `base`.
+    #[inline(always)]
+    fn composite_row<const OVER: bool>(&mut self, y: usize, row: &mut [[f32; 4]], base: F32x4) {
         if self.is_empty() || y < self.y_min || y > self.y_max {
+            if !OVER {
+                fill(row, base);
+            }
             return;
         }
         let stride = self.width + 2;
-        let (x0, x1) = (self.x_min, self.x_max.min(self.width).min(row.len()));
+        let x1 = self.x_max.min(self.width).min(row.len());
+        let x0 = self.x_min.min(x1);
+        if !OVER {
+            fill(&mut row[..x0], base);
+            fill(&mut row[x1..], base);
+        }
         let words = &mut self.touched[y * self.words..(y + 1) * self.words];
         let cells = &mut self.cells[y * stride..(y + 1) * stride];
-        let mut s = [0.0f32; 4];
+        // Pixels between touched runs share the running sum `s`.
+        let gap = |px: &mut [[f32; 4]], s: F32x4| {
+            if !s.is_zero() {
+                blend_run::<OVER>(px, renormalise4(s), base);
+            } else if !OVER {
+                fill(px, base);
+            }
+        };
+        let mut s = F32x4::zero();
         let mut x = 0;
         for (a, b) in touched_runs(words, stride) {
             let (lo, hi) = (x.max(x0), a.min(x1));
-            if lo < hi && s != [0.0; 4] {
-                blend_run(&mut row[lo..hi], renormalise(s));
+            if lo < hi {
+                gap(&mut row[lo..hi], s);
             }
             // Cells a..b: sum (and clear) all of them, blend those within the dirty columns.
             let lo = a.max(x0).min(b);
             let hi = b.min(x1).max(lo);
             for cell in &mut cells[a..lo] {
-                add4(&mut s, cell);
+                s = take_add(s, cell);
             }
             for (cell, px) in cells[lo..hi].iter_mut().zip(&mut row[lo..hi]) {
-                add4(&mut s, cell);
-                blend_px(px, renormalise(s));
+                s = take_add(s, cell);
+                blend_px::<OVER>(px, renormalise4(s), base);
             }
             for cell in &mut cells[hi..b] {
-                add4(&mut s, cell);
+                s = take_add(s, cell);
             }
             x = b;
         }
         let (lo, hi) = (x.max(x0), stride.min(x1));
-        if lo < hi && s != [0.0; 4] {
-            blend_run(&mut row[lo..hi], renormalise(s));
+        if lo < hi {
+            gap(&mut row[lo..hi], s);
         }
         words.fill(0);
         self.y_min = y + 1;
@@ -565,60 +597,62 @@ impl Accumulator {
     }
 }
 
-/// `s += cell`, then clears the cell.
+/// `s + cell`, clearing the cell.
 #[inline(always)]
-fn add4(s: &mut [f32; 4], cell: &mut [f32; 4]) {
-    s[0] += cell[0];
-    s[1] += cell[1];
-    s[2] += cell[2];
-    s[3] += cell[3];
-    *cell = [0.0; 4];
+fn take_add(s: F32x4, cell: &mut [f32; 4]) -> F32x4 {
+    let sum = s + F32x4::load(cell);
+    F32x4::zero().store(cell);
+    sum
 }
 
-/// `dst = v + (1 - coverage)·dst` for one pixel, `v = [r·a, g·a, b·a, a]`.
+/// `dst = v + (1 - coverage)·dst` for one pixel, `v = [r·a, g·a, b·a, a]`, where `dst` is
+/// the pixel (`OVER`) or `base` (lane 3 of `dst` is unused and stays finite).
 #[inline(always)]
-fn blend_px(d: &mut [f32; 3], v: [f32; 4]) {
-    let k = 1.0 - v[3];
-    d[0] = v[0] + k * d[0];
-    d[1] = v[1] + k * d[1];
-    d[2] = v[2] + k * d[2];
+fn blend_px<const OVER: bool>(d: &mut [f32; 4], v: F32x4, base: F32x4) {
+    let k = F32x4::splat(1.0) - v.broadcast_a();
+    let below = if OVER { F32x4::load(d) } else { base };
+    (v + k * below).store(d);
 }
 
 /// [`blend_px`] of one value over a run of pixels; a plain fill where the coverage is full.
-/// Works on four pixels (twelve floats) at a time so the interleaved channels vectorize.
 #[inline(always)]
-fn blend_run(px: &mut [[f32; 3]], v: [f32; 4]) {
-    let pattern: [f32; 12] = std::array::from_fn(|i| v[i % 3]);
-    let mut quads = px.as_flattened_mut().chunks_exact_mut(12);
-    if v[3] == 1.0 {
-        for q in &mut quads {
-            q.copy_from_slice(&pattern);
-        }
-        let rest = quads.into_remainder();
-        let n = rest.len();
-        rest.copy_from_slice(&pattern[..n]);
+fn blend_run<const OVER: bool>(px: &mut [[f32; 4]], v: F32x4, base: F32x4) {
+    if v.a() == 1.0 {
+        fill(px, v);
         return;
     }
-    let k = 1.0 - v[3];
-    for q in &mut quads {
-        for (d, &c) in q.iter_mut().zip(&pattern) {
-            *d = c + k * *d;
+    let k = F32x4::splat(1.0) - v.broadcast_a();
+    if OVER {
+        for d in px {
+            (v + k * F32x4::load(d)).store(d);
         }
+    } else {
+        fill(px, v + k * base);
     }
-    for (d, &c) in quads.into_remainder().iter_mut().zip(&pattern) {
-        *d = c + k * *d;
+}
+
+/// Sets every pixel of `px` to `v`.
+#[inline(always)]
+fn fill(px: &mut [[f32; 4]], v: F32x4) {
+    for d in px {
+        v.store(d);
     }
 }
 
 /// A running sum `[r·a, g·a, b·a, a]` with `a` clamped to 1 (colour scaled alike).
 #[inline(always)]
-fn renormalise(s: [f32; 4]) -> [f32; 4] {
-    if s[3] <= 1.0 {
+fn renormalise4(s: F32x4) -> F32x4 {
+    if s.a() <= 1.0 {
         // The common case: scaling by 1 would change nothing, so skip the division.
         return s;
     }
-    let k = 1.0 / s[3];
-    [s[0] * k, s[1] * k, s[2] * k, s[3] * k]
+    s * (F32x4::splat(1.0) / s.broadcast_a())
+}
+
+/// [`renormalise4`] of an array.
+#[inline(always)]
+fn renormalise(s: [f32; 4]) -> [f32; 4] {
+    renormalise4(F32x4::load(&s)).to_array()
 }
 
 #[cfg(test)]
@@ -700,6 +734,41 @@ mod tests {
             );
         }
         assert!(acc.is_empty() && coverage(&mut acc).iter().all(|&c| c == 0.0));
+    }
+
+    #[test]
+    fn compositing_onto_a_colour_equals_filling_then_compositing_over() {
+        // Overlapping, partly clipped polygons of several colours (sums past full coverage too).
+        let polys: [(&[[f32; 2]], [f32; 3]); 3] = [
+            (&[[-2.0, 0.3], [7.3, 1.1], [5.5, 6.8]], [200.0, 10.0, 30.0]),
+            (
+                &[[3.2, -1.0], [11.0, 2.0], [9.5, 5.5], [2.5, 4.0]],
+                [5.0, 250.0, 99.0],
+            ),
+            (
+                &[[1.0, 2.0], [4.0, 2.0], [4.0, 9.0], [1.0, 9.0]],
+                [200.0, 10.0, 30.0],
+            ),
+        ];
+        let base = [102.0, 204.0, 102.0, 0.0];
+        let (mut over, mut onto) = (Accumulator::new(10, 7), Accumulator::new(10, 7));
+        for (pts, c) in polys {
+            over.add_polygon(pts, c);
+            onto.add_polygon(pts, c);
+        }
+        for y in 0..7 {
+            let mut expect = vec![base; 10];
+            over.composite_row_over(y, &mut expect);
+            let mut got = vec![[f32::NAN; 4]; 10];
+            onto.composite_row_onto(y, &mut got, base);
+            let bits = |r: &[[f32; 4]]| -> Vec<u32> {
+                r.iter()
+                    .flat_map(|p| p[..3].iter().map(|v| v.to_bits()))
+                    .collect()
+            };
+            assert_eq!(bits(&got), bits(&expect), "row {y}");
+        }
+        assert!(over.is_empty() && onto.is_empty());
     }
 
     #[test]
