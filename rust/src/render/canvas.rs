@@ -837,10 +837,7 @@ fn cover(px: &mut [[f32; 4]], a: f32, color: [f32; 3]) {
 /// Fills `px` with `color`.
 #[inline(always)]
 fn fill_px(px: &mut [[f32; 4]], color: [f32; 3]) {
-    let c = pixel(color);
-    for d in px {
-        c.store(d);
-    }
+    pixel(color).fill(px);
 }
 
 #[cfg(test)]

@@ -152,6 +152,23 @@ lanewise!(Mul, mul, *);
 #[cfg(not(target_arch = "x86_64"))]
 lanewise!(Div, div, /);
 
+impl F32x4 {
+    /// Sets every element of `px` to this value, two at a time: one 32-byte store where the
+    /// caller is compiled for AVX (it inlines this), two 16-byte ones otherwise.
+    #[inline(always)]
+    pub fn fill(self, px: &mut [[f32; 4]]) {
+        let v = self.to_array();
+        let pair = [v[0], v[1], v[2], v[3], v[0], v[1], v[2], v[3]];
+        let mut pairs = px.as_flattened_mut().chunks_exact_mut(8);
+        for p in &mut pairs {
+            p.copy_from_slice(&pair);
+        }
+        let rest = pairs.into_remainder();
+        let n = rest.len();
+        rest.copy_from_slice(&pair[..n]);
+    }
+}
+
 impl std::fmt::Debug for F32x4 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         self.to_array().fmt(f)

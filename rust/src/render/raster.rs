@@ -206,6 +206,8 @@ pub struct Accumulator {
     words: usize,
     /// Scratch: resolved values of one varying run.
     run: Vec<[f32; 4]>,
+    /// Tests set this to check the narrow-row compositing against the general one.
+    wide_rows_only: bool,
     /// Dirty bounding box (cells), so resolving touches only what was drawn.
     x_min: usize,
     x_max: usize,
@@ -377,11 +379,15 @@ impl Accumulator {
         if p0[1] < 0.0 {
             x -= p0[1] * dxdy;
         }
-        let rows = self.cells[y_start * stride..y_end * stride].chunks_exact_mut(stride);
-        let masks = self.touched[y_start * words..y_end * words].chunks_exact_mut(words);
+        // Rows by offset rather than `chunks_exact_mut`, whose length is an integer division
+        // per edge (most edges cross only a row or three).
+        let (mut cell_at, mut mask_at) = (y_start * stride, y_start * words);
         // Row tops as f32, stepped exactly (integers), instead of converting each row index.
         let mut top = y_start as f32;
-        for (cells, mask) in rows.zip(masks) {
+        for _ in y_start..y_end {
+            let cells = &mut self.cells[cell_at..cell_at + stride];
+            let mask = &mut self.touched[mask_at..mask_at + words];
+            (cell_at, mask_at) = (cell_at + stride, mask_at + words);
             let dy = min_f(top + 1.0, p1[1]) - max_f(top, p0[1]);
             top += 1.0;
             let xnext = min_f(max_f(x + dxdy * dy, 0.0), w);
@@ -494,7 +500,7 @@ impl Accumulator {
         if lo < hi && s != [0.0; 4] {
             f(lo, hi - lo, renormalise(s));
         }
-        words.fill(0);
+        clear_words(words);
         // Rows above `y` are resolved (in-order use), so the dirty box now starts below it.
         self.y_min = y + 1;
         if self.is_empty() {
@@ -538,41 +544,17 @@ impl Accumulator {
         }
         let words = &mut self.touched[y * self.words..(y + 1) * self.words];
         let cells = &mut self.cells[y * stride..(y + 1) * stride];
-        // Pixels between touched runs share the running sum `s`.
-        let gap = |px: &mut [[f32; 4]], s: F32x4| {
-            if !s.is_zero() {
-                blend_run::<OVER>(px, renormalise4(s), base);
-            } else if !OVER {
-                fill(px, base);
-            }
-        };
-        let mut s = F32x4::zero();
-        let mut x = 0;
-        for (a, b) in touched_runs(words, stride) {
-            let (lo, hi) = (x.max(x0), a.min(x1));
-            if lo < hi {
-                gap(&mut row[lo..hi], s);
-            }
-            // Cells a..b: sum (and clear) all of them, blend those within the dirty columns.
-            let lo = a.max(x0).min(b);
-            let hi = b.min(x1).max(lo);
-            for cell in &mut cells[a..lo] {
-                s = take_add(s, cell);
-            }
-            for (cell, px) in cells[lo..hi].iter_mut().zip(&mut row[lo..hi]) {
-                s = take_add(s, cell);
-                blend_px::<OVER>(px, renormalise4(s), base);
-            }
-            for cell in &mut cells[hi..b] {
-                s = take_add(s, cell);
-            }
-            x = b;
+        if words.len() <= 2 && !self.wide_rows_only {
+            // Rows of up to 128 cells (the 96-pixel observation): the mask as one integer.
+            let mask = words
+                .iter()
+                .rev()
+                .fold(0u128, |m, &w| (m << 64) | u128::from(w));
+            clear_words(words);
+            composite_narrow_row::<OVER>(mask, cells, row, (x0, x1), base);
+        } else {
+            composite_wide_row::<OVER>(words, cells, row, (x0, x1), base);
         }
-        let (lo, hi) = (x.max(x0), stride.min(x1));
-        if lo < hi {
-            gap(&mut row[lo..hi], s);
-        }
-        words.fill(0);
         self.y_min = y + 1;
         if self.is_empty() {
             self.reset_bbox();
@@ -594,6 +576,116 @@ impl Accumulator {
                 }
             }
         });
+    }
+}
+
+/// [`Accumulator::composite_row_over`] of one row whose touched mask is `words`: follows
+/// the runs of touched cells, each gap between them sharing the running sum.
+#[inline(always)]
+fn composite_wide_row<const OVER: bool>(
+    words: &mut [u64],
+    cells: &mut [[f32; 4]],
+    row: &mut [[f32; 4]],
+    (x0, x1): (usize, usize),
+    base: F32x4,
+) {
+    let stride = cells.len();
+    // Pixels between touched runs share the running sum `s`.
+    let gap = |px: &mut [[f32; 4]], s: F32x4| {
+        if !s.is_zero() {
+            blend_run::<OVER>(px, renormalise4(s), base);
+        } else if !OVER {
+            fill(px, base);
+        }
+    };
+    let mut s = F32x4::zero();
+    let mut x = 0;
+    for (a, b) in touched_runs(words, stride) {
+        let (lo, hi) = (x.max(x0), a.min(x1));
+        if lo < hi {
+            gap(&mut row[lo..hi], s);
+        }
+        // Cells a..b: sum (and clear) all of them, blend those within the dirty columns.
+        let lo = a.max(x0).min(b);
+        let hi = b.min(x1).max(lo);
+        for cell in &mut cells[a..lo] {
+            s = take_add(s, cell);
+        }
+        for (cell, px) in cells[lo..hi].iter_mut().zip(&mut row[lo..hi]) {
+            s = take_add(s, cell);
+            blend_px::<OVER>(px, renormalise4(s), base);
+        }
+        for cell in &mut cells[hi..b] {
+            s = take_add(s, cell);
+        }
+        x = b;
+    }
+    let (lo, hi) = (x.max(x0), stride.min(x1));
+    if lo < hi {
+        gap(&mut row[lo..hi], s);
+    }
+    clear_words(words);
+}
+
+/// [`composite_wide_row`] for rows of at most 128 cells, with the touched mask as one
+/// integer: runs and gaps come from bit scans rather than word-by-word searches, and gaps
+/// shorter than [`MIN_UNIFORM_SPAN`] are closed with shifts. Which cells are summed one by
+/// one does not change a value (untouched cells are zero, and blending the running sum pixel
+/// by pixel equals blending it over the run), so this is bit-identical.
+#[inline(always)]
+fn composite_narrow_row<const OVER: bool>(
+    mask: u128,
+    cells: &mut [[f32; 4]],
+    row: &mut [[f32; 4]],
+    (x0, x1): (usize, usize),
+    base: F32x4,
+) {
+    let below = |n: usize| if n >= 128 { !0u128 } else { (1u128 << n) - 1 };
+    let inside = mask & below(x1) & !below(x0);
+    // Close gaps of up to five cells: a cell is kept if a touched one lies within five to its
+    // left and within five to its right.
+    let (l1, r1) = (inside | inside << 1, inside | inside >> 1);
+    let (l3, r3) = (l1 | l1 << 2, r1 | r1 >> 2);
+    let runs = (l3 | l1 << 4) & (r3 | r1 >> 4);
+    let gap = |px: &mut [[f32; 4]], s: F32x4| {
+        if !s.is_zero() {
+            blend_run::<OVER>(px, renormalise4(s), base);
+        } else if !OVER {
+            fill(px, base);
+        }
+    };
+    // Cells left of the dirty columns (an edge's rounding can reach one past its polygon's
+    // box) cover no blended pixel but count in the sum.
+    let mut s = F32x4::zero();
+    let mut before = mask & below(x0);
+    while before != 0 {
+        s = take_add(s, &mut cells[before.trailing_zeros() as usize]);
+        before &= before - 1;
+    }
+    let (mut x, mut rest) = (x0, runs);
+    while rest != 0 {
+        let a = rest.trailing_zeros() as usize;
+        let b = a + (!(rest >> a)).trailing_zeros() as usize;
+        if x < a {
+            gap(&mut row[x..a], s);
+        }
+        for (cell, px) in cells[a..b].iter_mut().zip(&mut row[a..b]) {
+            s = take_add(s, cell);
+            blend_px::<OVER>(px, renormalise4(s), base);
+        }
+        x = b;
+        rest &= !below(b);
+    }
+    if x < x1 {
+        gap(&mut row[x..x1], s);
+    }
+    // Touched cells at or right of `x1` (edges clamped to the right border deposit into the
+    // spare cells) cover no pixel: only clear them.
+    let mut beyond = mask & !below(x1);
+    while beyond != 0 {
+        let i = beyond.trailing_zeros() as usize;
+        cells[i] = [0.0; 4];
+        beyond &= beyond - 1;
     }
 }
 
@@ -634,8 +726,17 @@ fn blend_run<const OVER: bool>(px: &mut [[f32; 4]], v: F32x4, base: F32x4) {
 /// Sets every pixel of `px` to `v`.
 #[inline(always)]
 fn fill(px: &mut [[f32; 4]], v: F32x4) {
-    for d in px {
-        v.store(d);
+    v.fill(px);
+}
+
+/// Clears a row's touched mask: for the usual one or two words, plain stores rather than a
+/// `memset` call.
+#[inline(always)]
+fn clear_words(words: &mut [u64]) {
+    match words {
+        [a] => *a = 0,
+        [a, b] => (*a, *b) = (0, 0),
+        _ => words.fill(0),
     }
 }
 
@@ -769,6 +870,46 @@ mod tests {
             assert_eq!(bits(&got), bits(&expect), "row {y}");
         }
         assert!(over.is_empty() && onto.is_empty());
+    }
+
+    proptest::proptest! {
+        /// Random overlapping polygons (partly off the grid, several colours) composite to the
+        /// same bits through the narrow-row path as through the general one.
+        #[test]
+        fn narrow_and_wide_rows_composite_alike(
+            polys in proptest::collection::vec(
+                (proptest::collection::vec((-8.0f32..40.0, -4.0f32..14.0), 3..7), 0usize..3),
+                1..6,
+            ),
+            base in proptest::array::uniform3(0.0f32..255.0),
+        ) {
+            let colours = [[200.0, 10.0, 30.0], [5.0, 250.0, 99.0], [102.0, 102.0, 102.0]];
+            let (mut narrow, mut wide) = (Accumulator::new(33, 10), Accumulator::new(33, 10));
+            wide.wide_rows_only = true;
+            for (pts, c) in &polys {
+                let pts: Vec<[f32; 2]> = pts.iter().map(|&(x, y)| [x, y]).collect();
+                narrow.add_polygon(&pts, colours[*c]);
+                wide.add_polygon(&pts, colours[*c]);
+            }
+            let base = [base[0], base[1], base[2], 0.0];
+            for y in 0..10 {
+                let (mut a, mut b) = (vec![base; 33], vec![base; 33]);
+                if y % 2 == 0 {
+                    narrow.composite_row_over(y, &mut a);
+                    wide.composite_row_over(y, &mut b);
+                } else {
+                    narrow.composite_row_onto(y, &mut a, base);
+                    wide.composite_row_onto(y, &mut b, base);
+                }
+                let bits = |r: &[[f32; 4]]| -> Vec<u32> {
+                    r.iter().flat_map(|p| p[..3].iter().map(|v| v.to_bits())).collect()
+                };
+                proptest::prop_assert_eq!(bits(&a), bits(&b), "row {}", y);
+            }
+            proptest::prop_assert!(narrow.is_empty() && wide.is_empty());
+            proptest::prop_assert!(narrow.cells.iter().all(|c| *c == [0.0; 4]));
+            proptest::prop_assert!(narrow.touched.iter().all(|&w| w == 0));
+        }
     }
 
     #[test]
