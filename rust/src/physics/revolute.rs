@@ -464,7 +464,16 @@ impl VelocityRow {
             let mut impulse = -self.motor_mass * cdot;
             let old_impulse = motor_impulse;
             let max_impulse = self.max_impulse;
-            motor_impulse = clamp(motor_impulse + impulse, -max_impulse, max_impulse);
+            // Clamping almost never bites (the car's motors hold the wheels' steering far
+            // below their torque limit): a predicted branch lets the sweep go on without
+            // waiting for the comparisons, where `min`/`max` would sit on the chain of
+            // dependent operations from one row to the next. Same values as `clamp`.
+            let candidate = motor_impulse + impulse;
+            motor_impulse = if candidate < max_impulse && candidate > -max_impulse {
+                candidate
+            } else {
+                saturate(candidate, max_impulse)
+            };
             impulse = motor_impulse - old_impulse;
             w_a -= i_a * impulse;
             w_b += i_b * impulse;
@@ -536,4 +545,12 @@ impl VelocityRow {
         w_b += i_b * (cross(r_b, p) + impulse.z);
         (v_a, w_a, v_b, w_b, acc)
     }
+}
+
+/// `clamp(candidate, -max_impulse, max_impulse)` (Box2D's `b2Clamp`, NaN included), out of
+/// line: the motor's rare saturated case.
+#[cold]
+#[inline(never)]
+fn saturate(candidate: f32, max_impulse: f32) -> f32 {
+    clamp(candidate, -max_impulse, max_impulse)
 }
