@@ -153,19 +153,19 @@ lanewise!(Mul, mul, *);
 lanewise!(Div, div, /);
 
 impl F32x4 {
-    /// Sets every element of `px` to this value, two at a time: one 32-byte store where the
-    /// caller is compiled for AVX (it inlines this), two 16-byte ones otherwise.
+    /// Sets every element of `px` to this value, four per loop iteration from a register
+    /// (a fill is most of what a frame's background and covered runs cost).
     #[inline(always)]
     pub fn fill(self, px: &mut [[f32; 4]]) {
-        let v = self.to_array();
-        let pair = [v[0], v[1], v[2], v[3], v[0], v[1], v[2], v[3]];
-        let mut pairs = px.as_flattened_mut().chunks_exact_mut(8);
-        for p in &mut pairs {
-            p.copy_from_slice(&pair);
+        let mut quads = px.chunks_exact_mut(4);
+        for q in &mut quads {
+            for d in q {
+                self.store(d);
+            }
         }
-        let rest = pairs.into_remainder();
-        let n = rest.len();
-        rest.copy_from_slice(&pair[..n]);
+        for d in quads.into_remainder() {
+            self.store(d);
+        }
     }
 }
 

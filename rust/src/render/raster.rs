@@ -640,7 +640,9 @@ fn composite_narrow_row<const OVER: bool>(
     (x0, x1): (usize, usize),
     base: F32x4,
 ) {
-    let below = |n: usize| if n >= 128 { !0u128 } else { (1u128 << n) - 1 };
+    // Bits 0..n; callers pass n <= x1 <= width < 128 (every set bit of `runs` lies below x1).
+    let below = |n: usize| (1u128 << (n & 127)) - 1;
+    debug_assert!(x1 < 128);
     let inside = mask & below(x1) & !below(x0);
     // Close gaps of up to five cells: a cell is kept if a touched one lies within five to its
     // left and within five to its right.
@@ -674,7 +676,8 @@ fn composite_narrow_row<const OVER: bool>(
             blend_px::<OVER>(px, renormalise4(s), base);
         }
         x = b;
-        rest &= !below(b);
+        // Drops the lowest run of ones (adding its lowest bit carries through it).
+        rest &= rest.wrapping_add(rest & rest.wrapping_neg());
     }
     if x < x1 {
         gap(&mut row[x..x1], s);
