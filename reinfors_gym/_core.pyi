@@ -46,6 +46,9 @@ class CarRacingCore:
     def step_continuous(
         self, steer: float, gas: float, brake: float, obs: npt.NDArray[np.uint8]
     ) -> tuple[float, bool, bool | None]: ...
+    def step_fast(
+        self, action: object
+    ) -> tuple[npt.NDArray[np.uint8], float, bool, bool, dict[str, Any]] | None: ...
     def step_discrete(
         self, action: int, obs: npt.NDArray[np.uint8]
     ) -> tuple[float, bool, bool | None]: ...

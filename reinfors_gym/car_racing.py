@@ -147,6 +147,14 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         return obs, {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        # The usual call (a float array of three finite values, episode running) is done in one
+        # call to the core; anything else, errors included, takes the checked path below.
+        if not self._closed:
+            out = self._core.step_fast(action)
+            if out is not None:
+                if self.render_mode == "human":
+                    self.render()
+                return out  # type: ignore[no-any-return]
         self._check_open()
         if not self._core.has_episode:
             raise ResetNeeded("step() called before reset(); call reset() first")

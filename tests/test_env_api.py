@@ -215,6 +215,37 @@ def test_observations_are_fresh_arrays():
     assert not np.shares_memory(obs0, obs1)
 
 
+def test_fast_step_equals_the_checked_path():
+    """A float array of three finite values takes the one-call path through the core; lists,
+    other dtypes and strided views take the checked Python path. Both give the same steps."""
+    rng = np.random.default_rng(1)
+    actions = rng.uniform([-1, 0, 0], [1, 1, 1], size=(120, 3))
+    forms = [
+        lambda a: a.astype(np.float32),  # fast
+        lambda a: a.astype(np.float64),  # fast
+        lambda a: a.astype(np.float32).tolist(),  # checked: a list
+        lambda a: a.astype(np.float16).astype(np.float32).astype(np.float16),  # checked: float16
+        lambda a: np.repeat(a.astype(np.float32), 2)[::2],  # checked: a strided view
+    ]
+    runs = []
+    for form in forms:
+        env = CarRacingEnv()
+        env.reset(seed=7)
+        steps = []
+        for a in actions:
+            # float16 rounds the action: feed every form the same (float16-exact) values.
+            a = a.astype(np.float16).astype(np.float64)
+            obs, reward, terminated, truncated, info = env.step(form(a))
+            assert obs.flags.writeable and obs.flags.owndata and obs.dtype == np.uint8
+            steps.append((obs, reward, terminated, truncated, info))
+        runs.append(steps)
+    for other in runs[1:]:
+        for (o1, r1, t1, u1, i1), (o2, r2, t2, u2, i2) in zip(runs[0], other, strict=True):
+            np.testing.assert_array_equal(o1, o2)
+            assert (r1, t1, u1, i1) == (r2, t2, u2, i2)
+            assert type(r1) is type(r2) is float and type(t1) is bool and u1 is False
+
+
 def test_same_seed_same_trajectory_different_seed_differs():
     def rollout(seed):
         env = CarRacingEnv()

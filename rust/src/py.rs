@@ -13,7 +13,7 @@ use numpy::{
 };
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBool, PyDict, PyTuple};
 
 use crate::collector::{Collector, PolicyKind, RewardWeights, Rollout};
 use crate::env::{self, Action, CarRacing, Config};
@@ -222,6 +222,60 @@ impl PyCarRacing {
         obs: &Bound<'_, PyArray3<u8>>,
     ) -> PyResult<(f64, bool, Option<bool>)> {
         self.step_with(py, Action::Continuous([steer, gas, brake]), obs)
+    }
+
+    /// The whole of `CarRacingEnv.step` for the usual call: a continuous env with an episode
+    /// running, and the action a 1-D float32 or float64 array of three finite values. Returns
+    /// `(obs, reward, terminated, False, info)` with a new observation array, or `None` for
+    /// anything else, which the Python method then handles (and words the errors) itself. Saves
+    /// the Python-side checks, conversion and `np.empty` (~0.5 µs of a ~40 µs step).
+    fn step_fast<'py>(
+        &mut self,
+        py: Python<'py>,
+        action: &Bound<'py, PyAny>,
+    ) -> PyResult<Option<Bound<'py, PyTuple>>> {
+        if !self.env.config().continuous || !self.env.has_episode() || self.poisoned {
+            return Ok(None);
+        }
+        // float32 widens to float64 exactly, as Gymnasium's `astype(np.float64)` does.
+        let values: Option<[f64; 3]> = if let Ok(a) = action.cast::<PyArray1<f32>>() {
+            let a = a.readonly();
+            match a.as_slice() {
+                Ok(&[x, y, z]) => Some([x.into(), y.into(), z.into()]),
+                _ => None,
+            }
+        } else if let Ok(a) = action.cast::<PyArray1<f64>>() {
+            let a = a.readonly();
+            match a.as_slice() {
+                Ok(&[x, y, z]) => Some([x, y, z]),
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let Some(values) = values.filter(|v| v.iter().all(|x| x.is_finite())) else {
+            return Ok(None);
+        };
+        let (h, w, c) = (env::STATE_H, env::STATE_W, 3);
+        // SAFETY: the step renders every byte of the frame before the array is returned; on
+        // an error the array is dropped unread.
+        let obs = unsafe { PyArray3::<u8>::new(py, [h, w, c], false) };
+        let (reward, terminated, lap_finished) =
+            self.step_with(py, Action::Continuous(values), &obs)?;
+        let info = PyDict::new(py);
+        if let Some(lap) = lap_finished {
+            info.set_item("lap_finished", lap)?;
+        }
+        Ok(Some(PyTuple::new(
+            py,
+            [
+                obs.into_any(),
+                reward.into_pyobject(py)?.into_any(),
+                PyBool::new(py, terminated).to_owned().into_any(),
+                PyBool::new(py, false).to_owned().into_any(),
+                info.into_any(),
+            ],
+        )?))
     }
 
     /// One discrete step (0..5); the frame goes into `obs`.
