@@ -235,6 +235,16 @@ impl TileGrid {
 
     /// Fills `out` (sorted, deduplicated) with every tile `fixture` touches.
     pub fn touching_tiles(&self, fixture: &Fixture, out: &mut Vec<u32>) {
+        self.touching_tiles_where(fixture, out, |_| true);
+    }
+
+    /// [`TileGrid::touching_tiles`] among the tiles `keep` accepts (the others are not tested).
+    pub fn touching_tiles_where(
+        &self,
+        fixture: &Fixture,
+        out: &mut Vec<u32>,
+        keep: impl Fn(u32) -> bool,
+    ) {
         out.clear();
         if self.tiles.is_empty() {
             return;
@@ -252,7 +262,7 @@ impl TileGrid {
         self.for_cells(b, 0.0, |c| {
             let range = self.cell_start[c] as usize..self.cell_start[c + 1] as usize;
             for &t in &self.cell_tiles[range] {
-                if aabbs_overlap(&self.tiles[t as usize].aabb, b, REACH) {
+                if aabbs_overlap(&self.tiles[t as usize].aabb, b, REACH) && keep(t) {
                     out.push(t);
                 }
             }
@@ -298,20 +308,42 @@ impl ContactSet {
         fixtures: &[Fixture; FIXTURES],
         mut on_event: impl FnMut(ContactEvent),
     ) {
+        self.update_tracking(grid, fixtures, &mut (), |_, _, _| true, |_, e| on_event(e));
+    }
+
+    /// [`ContactSet::update`] for the (fixture, tile) pairs `tracked` accepts: the others are
+    /// neither tested nor reported (a pair that stops being tracked reports an end). For pairs
+    /// whose events can no longer change anything, so they need no exact test. `state` is what
+    /// both closures look at, and `on_event` may change.
+    pub fn update_tracking<S>(
+        &mut self,
+        grid: &TileGrid,
+        fixtures: &[Fixture; FIXTURES],
+        state: &mut S,
+        tracked: impl Fn(&S, usize, u32) -> bool,
+        mut on_event: impl FnMut(&mut S, ContactEvent),
+    ) {
         for (f, fixture) in fixtures.iter().enumerate() {
-            grid.touching_tiles(fixture, &mut self.scratch);
+            let state_now: &S = state;
+            grid.touching_tiles_where(fixture, &mut self.scratch, |t| tracked(state_now, f, t));
             let (old, new) = (&self.touching[f], &self.scratch);
             for t in old.iter().filter(|t| new.binary_search(t).is_err()) {
-                on_event(ContactEvent::End {
-                    fixture: f,
-                    tile: *t,
-                });
+                on_event(
+                    state,
+                    ContactEvent::End {
+                        fixture: f,
+                        tile: *t,
+                    },
+                );
             }
             for t in new.iter().filter(|t| old.binary_search(t).is_err()) {
-                on_event(ContactEvent::Begin {
-                    fixture: f,
-                    tile: *t,
-                });
+                on_event(
+                    state,
+                    ContactEvent::Begin {
+                        fixture: f,
+                        tile: *t,
+                    },
+                );
             }
             std::mem::swap(&mut self.touching[f], &mut self.scratch);
         }
@@ -522,6 +554,39 @@ mod tests {
             cases >= 900 && touching_cases >= 300,
             "{cases} cases, {touching_cases} touching"
         );
+    }
+
+    #[test]
+    fn untracked_pairs_are_not_reported_and_leaving_tracking_ends_a_contact() {
+        let grid = TileGrid::new(&[quad(0.0, 0.0, 3.0, 3.0)]);
+        let mut set = ContactSet::default();
+        let mut fixtures = [square(100.0, 100.0, 1.0); FIXTURES];
+        fixtures[0] = square(1.0, 1.0, 0.5);
+        fixtures[5] = square(1.5, 1.0, 0.5);
+        // `state` says whether fixture 5's pairs are tracked.
+        let mut step = |tracked_5: bool| {
+            let mut events = Vec::new();
+            let mut state = tracked_5;
+            set.update_tracking(
+                &grid,
+                &fixtures,
+                &mut state,
+                |&t5, f, _| f != 5 || t5,
+                |_, e| events.push(e),
+            );
+            events
+        };
+        let begin = |fixture| ContactEvent::Begin { fixture, tile: 0 };
+        assert_eq!(step(false), vec![begin(0)]);
+        assert_eq!(step(true), vec![begin(5)]);
+        assert_eq!(
+            step(false),
+            vec![ContactEvent::End {
+                fixture: 5,
+                tile: 0
+            }]
+        );
+        assert_eq!(step(false), vec![]);
     }
 
     #[test]

@@ -146,6 +146,18 @@ fn to_u8(c: f64) -> u8 {
     c.clamp(0.0, 255.0) as u8
 }
 
+/// What the contact callbacks of a step read and update: road polygons, tile -> road index,
+/// visited flags, reward, visited count, new-lap flag, tiles newly visited this step.
+type ContactState<'a> = (
+    &'a mut Vec<RoadPoly>,
+    &'a Vec<usize>,
+    &'a mut Vec<bool>,
+    &'a mut f64,
+    &'a mut usize,
+    &'a mut bool,
+    &'a mut u32,
+);
+
 impl CarRacing {
     /// A new environment drawing from `rng` (Gymnasium draws domain-randomised colours at
     /// construction too, from its not-yet-seeded generator).
@@ -276,32 +288,50 @@ impl CarRacing {
             .map(|(polygon, transform)| Fixture::new(polygon, transform));
         let tiles = ep.track.len();
         let mut new_tiles = 0u32;
-        let (reward, visited_count, new_lap) = (
+        let mut state = (
+            &mut ep.road,
+            &ep.tile_road_index,
+            &mut ep.tile_visited,
             &mut self.reward,
             &mut self.tile_visited_count,
             &mut self.new_lap,
+            &mut new_tiles,
         );
-        let (road, tile_road_index, tile_visited) =
-            (&mut ep.road, &ep.tile_road_index, &mut ep.tile_visited);
-        ep.contacts.update(&ep.grid, &fixtures, |event| {
-            let (fixture, tile) = match event {
-                ContactEvent::Begin { fixture, tile } => (fixture, tile as usize),
-                ContactEvent::End { tile, .. } => (usize::MAX, tile as usize),
-            };
-            // Any touch, begin or end, by wheel or hull, repaints the tile in the plain road
-            // colour: Gymnasium's contact listener does this before anything else.
-            road[tile_road_index[tile]].color = road_color;
-            let is_wheel_begin = fixture < 4;
-            if is_wheel_begin && !tile_visited[tile] {
-                tile_visited[tile] = true;
-                *reward += TILE_REWARD_TOTAL / tiles as f64;
-                *visited_count += 1;
-                new_tiles += 1;
-                if tile == 0 && *visited_count as f64 / tiles as f64 > lap_complete_percent {
-                    *new_lap = true;
+        // A hull fixture's contact only repaints its tile, and a repaint of a tile already in
+        // the plain road colour changes nothing, so such pairs need no exact test. Wheels are
+        // always tracked: their contacts drive friction and the visited tiles.
+        let tracked = |s: &ContactState<'_>, fixture: usize, tile: u32| {
+            fixture < 4 || s.0[s.1[tile as usize]].color != road_color
+        };
+        ep.contacts
+            .update_tracking(&ep.grid, &fixtures, &mut state, tracked, |s, event| {
+                let (
+                    road,
+                    tile_road_index,
+                    tile_visited,
+                    reward,
+                    visited_count,
+                    new_lap,
+                    new_tiles,
+                ) = s;
+                let (fixture, tile) = match event {
+                    ContactEvent::Begin { fixture, tile } => (fixture, tile as usize),
+                    ContactEvent::End { tile, .. } => (usize::MAX, tile as usize),
+                };
+                // Any touch, begin or end, by wheel or hull, repaints the tile in the plain
+                // road colour: Gymnasium's contact listener does this before anything else.
+                road[tile_road_index[tile]].color = road_color;
+                let is_wheel_begin = fixture < 4;
+                if is_wheel_begin && !tile_visited[tile] {
+                    tile_visited[tile] = true;
+                    **reward += TILE_REWARD_TOTAL / tiles as f64;
+                    **visited_count += 1;
+                    **new_tiles += 1;
+                    if tile == 0 && **visited_count as f64 / tiles as f64 > lap_complete_percent {
+                        **new_lap = true;
+                    }
                 }
-            }
-        });
+            });
         ep.car.solve((1.0 / FPS) as f32);
         self.t += 1.0 / FPS;
 
