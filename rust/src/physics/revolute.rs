@@ -482,8 +482,10 @@ impl VelocityRow {
         if self.limit != LimitState::Inactive {
             (v_a, w_a, v_b, w_b, acc) = self.solve_limit(v_a, w_a, v_b, w_b, acc);
         } else {
-            let cdot = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
-            let impulse = self.solve22(-cdot);
+            let mut cdot = v_b + cross_sv(w_b, r_b) - v_a - cross_sv(w_a, r_a);
+            cdot.y = scalar_only(cdot.y);
+            let mut impulse = self.solve22(-cdot);
+            impulse.y = scalar_only(impulse.y);
             acc.x += impulse.x;
             acc.y += impulse.y;
             v_a -= m_a * impulse;
@@ -553,4 +555,17 @@ impl VelocityRow {
 #[inline(never)]
 fn saturate(candidate: f32, max_impulse: f32) -> f32 {
     clamp(candidate, -max_impulse, max_impulse)
+}
+
+/// `x` unchanged, through an empty `asm!` the optimizer cannot see into. It keeps LLVM from
+/// packing the x and y halves of the point constraint into one vector: the shuffles that needs
+/// sit on the sweep's dependency chain. No instruction is emitted.
+#[inline(always)]
+fn scalar_only(mut x: f32) -> f32 {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: the assembly is empty; it only claims to read and write the register.
+    unsafe {
+        std::arch::asm!("/* {0} */", inout(xmm_reg) x, options(pure, nomem, nostack, preserves_flags));
+    }
+    x
 }
