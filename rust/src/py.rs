@@ -239,13 +239,17 @@ impl PyCarRacing {
         }
         // float32 widens to float64 exactly, as Gymnasium's `astype(np.float64)` does.
         let values: Option<[f64; 3]> = if let Ok(a) = action.cast::<PyArray1<f32>>() {
-            let a = a.readonly();
+            let Ok(a) = a.try_readonly() else {
+                return Ok(None);
+            };
             match a.as_slice() {
                 Ok(&[x, y, z]) => Some([x.into(), y.into(), z.into()]),
                 _ => None,
             }
         } else if let Ok(a) = action.cast::<PyArray1<f64>>() {
-            let a = a.readonly();
+            let Ok(a) = a.try_readonly() else {
+                return Ok(None);
+            };
             match a.as_slice() {
                 Ok(&[x, y, z]) => Some([x, y, z]),
                 _ => None,

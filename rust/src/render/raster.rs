@@ -591,13 +591,7 @@ fn composite_wide_row<const OVER: bool>(
 ) {
     let stride = cells.len();
     // Pixels between touched runs share the running sum `s`.
-    let gap = |px: &mut [[f32; 4]], s: F32x4| {
-        if !s.is_zero() {
-            blend_run::<OVER>(px, renormalise4(s), base);
-        } else if !OVER {
-            fill(px, base);
-        }
-    };
+    let gap = |px: &mut [[f32; 4]], s: F32x4| blend_gap::<OVER>(px, s, base);
     let mut s = F32x4::zero();
     let mut x = 0;
     for (a, b) in touched_runs(words, stride) {
@@ -649,13 +643,7 @@ fn composite_narrow_row<const OVER: bool>(
     let (l1, r1) = (inside | inside << 1, inside | inside >> 1);
     let (l3, r3) = (l1 | l1 << 2, r1 | r1 >> 2);
     let runs = (l3 | l1 << 4) & (r3 | r1 >> 4);
-    let gap = |px: &mut [[f32; 4]], s: F32x4| {
-        if !s.is_zero() {
-            blend_run::<OVER>(px, renormalise4(s), base);
-        } else if !OVER {
-            fill(px, base);
-        }
-    };
+    let gap = |px: &mut [[f32; 4]], s: F32x4| blend_gap::<OVER>(px, s, base);
     // Cells left of the dirty columns (an edge's rounding can reach one past its polygon's
     // box) cover no blended pixel but count in the sum.
     let mut s = F32x4::zero();
@@ -689,6 +677,17 @@ fn composite_narrow_row<const OVER: bool>(
         let i = beyond.trailing_zeros() as usize;
         cells[i] = [0.0; 4];
         beyond &= beyond - 1;
+    }
+}
+
+/// Composites pixels that lie between touched cells, where the running sum `s` is constant:
+/// nothing to do over a zero sum (unless the row must be written, `!OVER`), one blend otherwise.
+#[inline(always)]
+fn blend_gap<const OVER: bool>(px: &mut [[f32; 4]], s: F32x4, base: F32x4) {
+    if !s.is_zero() {
+        blend_run::<OVER>(px, renormalise4(s), base);
+    } else if !OVER {
+        fill(px, base);
     }
 }
 
