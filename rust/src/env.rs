@@ -146,17 +146,24 @@ fn to_u8(c: f64) -> u8 {
     c.clamp(0.0, 255.0) as u8
 }
 
-/// What the contact callbacks of a step read and update: road polygons, tile -> road index,
-/// visited flags, reward, visited count, new-lap flag, tiles newly visited this step.
-type ContactState<'a> = (
-    &'a mut Vec<RoadPoly>,
-    &'a Vec<usize>,
-    &'a mut Vec<bool>,
-    &'a mut f64,
-    &'a mut usize,
-    &'a mut bool,
-    &'a mut u32,
-);
+/// What the contact callbacks of a step read (`tracked`) and update (`on_event`).
+struct ContactBook<'a> {
+    road: &'a mut [RoadPoly],
+    tile_road_index: &'a [usize],
+    tile_visited: &'a mut [bool],
+    reward: &'a mut f64,
+    visited_count: &'a mut usize,
+    new_lap: &'a mut bool,
+    /// Tiles first visited in this step.
+    new_tiles: u32,
+}
+
+impl ContactBook<'_> {
+    /// Whether `tile` is already in the plain road colour `road_color`.
+    fn repainted(&self, tile: u32, road_color: [u8; 3]) -> bool {
+        self.road[self.tile_road_index[tile as usize]].color == road_color
+    }
+}
 
 impl CarRacing {
     /// A new environment drawing from `rng` (Gymnasium draws domain-randomised colours at
@@ -287,51 +294,42 @@ impl CarRacing {
             .fixtures()
             .map(|(polygon, transform)| Fixture::new(polygon, transform));
         let tiles = ep.track.len();
-        let mut new_tiles = 0u32;
-        let mut state = (
-            &mut ep.road,
-            &ep.tile_road_index,
-            &mut ep.tile_visited,
-            &mut self.reward,
-            &mut self.tile_visited_count,
-            &mut self.new_lap,
-            &mut new_tiles,
-        );
+        let mut book = ContactBook {
+            road: &mut ep.road,
+            tile_road_index: &ep.tile_road_index,
+            tile_visited: &mut ep.tile_visited,
+            reward: &mut self.reward,
+            visited_count: &mut self.tile_visited_count,
+            new_lap: &mut self.new_lap,
+            new_tiles: 0,
+        };
         // A hull fixture's contact only repaints its tile, and a repaint of a tile already in
         // the plain road colour changes nothing, so such pairs need no exact test. Wheels are
         // always tracked: their contacts drive friction and the visited tiles.
-        let tracked = |s: &ContactState<'_>, fixture: usize, tile: u32| {
-            fixture < 4 || s.0[s.1[tile as usize]].color != road_color
+        let tracked = |b: &ContactBook<'_>, fixture: usize, tile: u32| {
+            fixture < 4 || !b.repainted(tile, road_color)
         };
         ep.contacts
-            .update_tracking(&ep.grid, &fixtures, &mut state, tracked, |s, event| {
-                let (
-                    road,
-                    tile_road_index,
-                    tile_visited,
-                    reward,
-                    visited_count,
-                    new_lap,
-                    new_tiles,
-                ) = s;
+            .update_tracking(&ep.grid, &fixtures, &mut book, tracked, |b, event| {
                 let (fixture, tile) = match event {
                     ContactEvent::Begin { fixture, tile } => (fixture, tile as usize),
                     ContactEvent::End { tile, .. } => (usize::MAX, tile as usize),
                 };
                 // Any touch, begin or end, by wheel or hull, repaints the tile in the plain
                 // road colour: Gymnasium's contact listener does this before anything else.
-                road[tile_road_index[tile]].color = road_color;
+                b.road[b.tile_road_index[tile]].color = road_color;
                 let is_wheel_begin = fixture < 4;
-                if is_wheel_begin && !tile_visited[tile] {
-                    tile_visited[tile] = true;
-                    **reward += TILE_REWARD_TOTAL / tiles as f64;
-                    **visited_count += 1;
-                    **new_tiles += 1;
-                    if tile == 0 && **visited_count as f64 / tiles as f64 > lap_complete_percent {
-                        **new_lap = true;
+                if is_wheel_begin && !b.tile_visited[tile] {
+                    b.tile_visited[tile] = true;
+                    *b.reward += TILE_REWARD_TOTAL / tiles as f64;
+                    *b.visited_count += 1;
+                    b.new_tiles += 1;
+                    if tile == 0 && *b.visited_count as f64 / tiles as f64 > lap_complete_percent {
+                        *b.new_lap = true;
                     }
                 }
             });
+        let new_tiles = book.new_tiles;
         ep.car.solve((1.0 / FPS) as f32);
         self.t += 1.0 / FPS;
 

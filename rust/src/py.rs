@@ -25,6 +25,18 @@ use crate::rng::NumpyGenerator;
 /// `Generator.bit_generator.state`.
 type RngState = (u128, u128, bool, u32);
 
+/// The three values of `action` as float64 if it is a contiguous 1-D array of three `T`s (not
+/// mutably borrowed elsewhere); `None` otherwise.
+fn three_floats<T: numpy::Element + Copy + Into<f64>>(
+    action: &Bound<'_, PyAny>,
+) -> Option<[f64; 3]> {
+    let array = action.cast::<PyArray1<T>>().ok()?.try_readonly().ok()?;
+    match array.as_slice() {
+        Ok(&[x, y, z]) => Some([x.into(), y.into(), z.into()]),
+        _ => None,
+    }
+}
+
 fn to_py_err(e: Error) -> PyErr {
     match e {
         Error::InvalidAction(m) | Error::InvalidArgument(m) => PyValueError::new_err(m),
@@ -228,7 +240,7 @@ impl PyCarRacing {
     /// running, and the action a 1-D float32 or float64 array of three finite values. Returns
     /// `(obs, reward, terminated, False, info)` with a new observation array, or `None` for
     /// anything else, which the Python method then handles (and words the errors) itself. Saves
-    /// the Python-side checks, conversion and `np.empty` (~0.5 µs of a ~40 µs step).
+    /// the Python-side checks, conversion and `np.empty` (0.8–1.1 µs of a ~40 µs step).
     fn step_fast<'py>(
         &mut self,
         py: Python<'py>,
@@ -238,25 +250,7 @@ impl PyCarRacing {
             return Ok(None);
         }
         // float32 widens to float64 exactly, as Gymnasium's `astype(np.float64)` does.
-        let values: Option<[f64; 3]> = if let Ok(a) = action.cast::<PyArray1<f32>>() {
-            let Ok(a) = a.try_readonly() else {
-                return Ok(None);
-            };
-            match a.as_slice() {
-                Ok(&[x, y, z]) => Some([x.into(), y.into(), z.into()]),
-                _ => None,
-            }
-        } else if let Ok(a) = action.cast::<PyArray1<f64>>() {
-            let Ok(a) = a.try_readonly() else {
-                return Ok(None);
-            };
-            match a.as_slice() {
-                Ok(&[x, y, z]) => Some([x, y, z]),
-                _ => None,
-            }
-        } else {
-            None
-        };
+        let values = three_floats::<f32>(action).or_else(|| three_floats::<f64>(action));
         let Some(values) = values.filter(|v| v.iter().all(|x| x.is_finite())) else {
             return Ok(None);
         };

@@ -207,6 +207,7 @@ pub struct Accumulator {
     /// Scratch: resolved values of one varying run.
     run: Vec<[f32; 4]>,
     /// Tests set this to check the narrow-row compositing against the general one.
+    #[cfg(test)]
     wide_rows_only: bool,
     /// Dirty bounding box (cells), so resolving touches only what was drawn.
     x_min: usize,
@@ -526,6 +527,15 @@ impl Accumulator {
         self.composite_row::<false>(y, row, F32x4::load(&base));
     }
 
+    /// Whether rows of up to 128 cells take the narrow path (tests can turn it off).
+    #[inline(always)]
+    fn narrow_rows_allowed(&self) -> bool {
+        #[cfg(test)]
+        return !self.wide_rows_only;
+        #[cfg(not(test))]
+        true
+    }
+
     /// The two above: `OVER` reads each destination pixel, otherwise it is `base`.
     #[inline(always)]
     fn composite_row<const OVER: bool>(&mut self, y: usize, row: &mut [[f32; 4]], base: F32x4) {
@@ -542,9 +552,10 @@ impl Accumulator {
             fill(&mut row[..x0], base);
             fill(&mut row[x1..], base);
         }
+        let narrow = self.words <= 2 && self.narrow_rows_allowed();
         let words = &mut self.touched[y * self.words..(y + 1) * self.words];
         let cells = &mut self.cells[y * stride..(y + 1) * stride];
-        if words.len() <= 2 && !self.wide_rows_only {
+        if narrow {
             // Rows of up to 128 cells (the 96-pixel observation): the mask as one integer.
             let mask = words
                 .iter()
