@@ -236,7 +236,8 @@ class Engine:
         policy: ``policies.Ppo()``.
         learner: ``learners.Ppo(gamma, lam)``.
         n_games: parallel episode slots.
-        n_threads: worker threads (default: the cores available).
+        n_threads: worker threads (default: the cores available); more than the cores or the
+            games is accepted and capped (``engine.n_threads`` is what is used).
         seed: seeds game g's track stream with ``seed + g`` and the action sampling; None
             draws both from OS entropy.
     """
@@ -300,6 +301,8 @@ class Engine:
             self.reward.step,
             self.reward.off_playfield,
         )
+        # What the core uses: at most one thread per game and per available core.
+        self.n_threads = self._core.num_threads
         self._obs = np.zeros((self.n_games, *self.obs_shape), np.uint8)
         seeds = (
             [None] * self.n_games if seed is None else [int(seed) + g for g in range(self.n_games)]

@@ -106,7 +106,10 @@ class CarRacingVectorEnv(VectorEnv):
 
     Args:
         num_envs: number of sub-environments.
-        num_threads: worker threads (default: the cores available to this process).
+        num_threads: worker threads (default: the cores available to this process); more than
+            the cores or the sub-envs is accepted and capped (``env.num_threads`` is what is
+            used). Whether the helper threads join a step is decided from measured step cycles
+            (see docs/architecture.md, "Threads"); results never depend on it.
         autoreset_mode: Gymnasium's `AutoresetMode` (or its string value).
         max_episode_steps: truncation limit in simulation steps (`None`: no limit).
         render_mode: `None`, `"rgb_array"` (600x400 frames) or `"state_pixels"`.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import gymnasium as gym
 import numpy as np
@@ -367,11 +368,23 @@ def test_call_get_attr_set_attr():
         env.set_attr("tag", ["only one"])
 
 
+def test_threads_beyond_the_cores_or_the_envs_are_capped():
+    cores = len(os.sched_getaffinity(0))
+    for requested in (1_000_000, 64, cores + 1):
+        env = CarRacingVectorEnv(3, num_threads=requested)
+        assert env.num_threads == min(cores, 3)
+        env.reset(seed=0)
+        env.step(np.zeros((3, 3)))
+        env.close()
+    env = CarRacingVectorEnv(1, num_threads=8)
+    assert env.num_threads == 1
+    env.close()
+
+
 def test_bad_constructor_arguments():
     for kwargs in (
         {"num_envs": 0},
         {"num_threads": 0},
-        {"num_threads": 1_000_000},
         {"autoreset_mode": "sometimes"},
         {"frame_skip": 0},
         {"stack_num": 0},

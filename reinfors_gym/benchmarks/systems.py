@@ -58,6 +58,7 @@ VARIANTS = {
         Variant("ours-vector", "ours", "reinfors-gym CarRacingVectorEnv"),
         Variant("ours-vector-discrete", "ours", "reinfors-gym vector env (discrete, raw loop)"),
         Variant("ours-engine", "ours", "reinfors-gym Engine (zero-cost infer)"),
+        Variant("policy-alone", "ours", "the policy alone, no env (ceiling)", ("torch",)),
         Variant("gymnasium", "gymnasium", "Gymnasium CarRacing-v3", ("gymnasium", "Box2D")),
         Variant("gymnasium-async", "gymnasium", "Gymnasium AsyncVectorEnv", ("gymnasium", "Box2D")),
         Variant("envpool", "envpool", "EnvPool CarRacing-v3", ("envpool",)),
@@ -463,7 +464,91 @@ def overlap(variant: str, games: int, threads: int, size: int, updates: int) -> 
     }
 
 
+# --------------------------------------------------------------------------- the user's loop
+
+
+def _nature_cnn_agent(threads: int):
+    """CleanRL's continuous-action PPO agent on 96x96 RGB frames (Nature CNN encoder, Gaussian
+    head, value head), with `threads` intra-op threads. Returns ``act(obs_uint8_nhwc) ->
+    actions (n, 3) float32``: what a rollout calls each step."""
+    import numpy as np
+    import torch
+    from torch import nn
+
+    torch.set_num_threads(threads)
+    torch.manual_seed(0)
+    encoder = nn.Sequential(
+        nn.Conv2d(3, 32, 8, stride=4),
+        nn.ReLU(),
+        nn.Conv2d(32, 64, 4, stride=2),
+        nn.ReLU(),
+        nn.Conv2d(64, 64, 3, stride=1),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(64 * 8 * 8, 512),
+        nn.ReLU(),
+    )
+    actor, critic = nn.Linear(512, 3), nn.Linear(512, 1)
+    log_std = torch.zeros(3)
+
+    @torch.no_grad()
+    def act(obs: Any) -> Any:
+        x = torch.from_numpy(np.asarray(obs)).permute(0, 3, 1, 2).float() / 255.0
+        hidden = encoder(x)
+        mean = actor(hidden)
+        critic(hidden)  # the value every PPO rollout also records
+        action = torch.normal(mean, log_std.exp().expand_as(mean))
+        return action.numpy()
+
+    return act
+
+
+def policy_loop(
+    variant: str, num_envs: int, threads: int, seconds: float, warmup: float
+) -> dict[str, float]:
+    """The loop users run: a CleanRL-style rollout with a Nature-CNN policy between steps
+    (obs -> torch -> action -> step), torch on every core. `threads` is the env's worker
+    threads (0: the env's default); `policy-alone` runs the policy on a fixed batch with no
+    env, the loop's ceiling. Env steps/s."""
+    import numpy as np
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    act = _nature_cnn_agent(cores)
+    if variant == "policy-alone":
+        obs = np.random.default_rng(0).integers(0, 256, (num_envs, 96, 96, 3), dtype=np.uint8)
+
+        def chunk_alone() -> int:
+            for _ in range(8):
+                act(obs)
+            return 8 * num_envs
+
+        return _timed(chunk_alone, seconds, warmup)
+    if variant == "ours-vector":
+        import reinfors_gym
+
+        kwargs = {} if threads == 0 else {"num_threads": threads}
+        env = reinfors_gym.CarRacingVectorEnv(num_envs, **kwargs)
+    else:
+        env = make_vector(variant, num_envs, threads)
+    obs, _ = env.reset(seed=0)
+    low = np.array([-1.0, 0.0, 0.0], np.float32)
+    high = np.array([1.0, 1.0, 1.0], np.float32)
+    state = {"obs": obs}
+
+    def chunk() -> int:
+        for _ in range(8):
+            # CleanRL clips the Gaussian sample to the action box before stepping.
+            actions = np.clip(act(state["obs"]), low, high)
+            state["obs"], *_ = env.step(actions)
+        return 8 * num_envs
+
+    out = _timed(chunk, seconds, warmup)
+    env.close()
+    return out
+
+
 KINDS: dict[str, Callable[..., dict]] = {
+    "policy": policy_loop,
     "single": single,
     "vector": vector,
     "reset": reset_cost,

@@ -295,6 +295,11 @@ impl Collector {
         self.pool.spec().num_envs
     }
 
+    /// Threads that step the games, the caller included.
+    pub fn num_threads(&self) -> usize {
+        self.pool.num_threads()
+    }
+
     pub fn obs_bytes(&self) -> usize {
         self.pool.spec().obs_bytes()
     }

@@ -10,18 +10,22 @@
 //! - [`scene`]: what a CarRacing frame shows, drawn with [`render`].
 //! - [`env`]: the environment state machine tying them together.
 //! - [`cpu`]: run-time CPU feature checks for the loops compiled twice (baseline, AVX2).
-//! - [`crew`]: persistent helper threads with a spin-then-park hand-off, for short batches.
+//! - [`executor`]: batches of independent jobs on a rayon pool, the calling thread included;
+//!   [`pacing`]: when its helpers join and stay awake; [`append`]: filling a vector's spare
+//!   capacity from those jobs.
 //! - [`pool`]: many envs stepped in parallel into one batch; [`collector`]: PPO rollouts.
 //! - `py` (feature `python`): the PyO3 binding.
 
+pub mod append;
 pub mod car;
 pub mod collector;
 pub mod contact;
 pub mod cpu;
-pub mod crew;
 pub mod env;
 pub mod error;
+pub mod executor;
 pub mod numpy_compat;
+pub mod pacing;
 pub mod physics;
 pub mod pool;
 pub mod render;

@@ -1,19 +1,16 @@
-//! Many environments stepped in parallel by a [`Crew`] of threads, writing one batch.
+//! Many environments stepped in parallel by an [`Executor`] of threads, writing one batch.
 //!
 //! Each slot is independent (its own generator, track and car), so results do not depend on
 //! the number of threads or on which thread steps which slot. Observations are written
 //! straight into the caller's preallocated `(num_envs, ...)` buffer.
 
-use std::sync::Mutex;
-
+use crate::append::append_chunks;
 use crate::cpu::avx2_dispatch;
-use crate::crew::Crew;
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
+use crate::executor::{effective_threads, Executor};
 use crate::rng::NumpyGenerator;
 
-/// Most worker threads accepted (each is an OS thread; more than this only costs memory).
-pub const MAX_THREADS: usize = 1024;
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
 pub const MAX_ENVS: usize = 1 << 16;
 /// Largest observation of one sub-env accepted (stack x frame). Bytes.
@@ -149,17 +146,15 @@ struct Slot {
 pub struct Pool {
     spec: PoolSpec,
     slots: Vec<Slot>,
-    /// Helpers for the calling thread (`num_threads - 1` of them).
-    crew: Crew,
-    /// Threads working on a call, the caller included.
-    num_threads: usize,
+    /// The calling thread and its helpers.
+    executor: Executor,
 }
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pool")
             .field("spec", &self.spec)
-            .field("threads", &self.num_threads)
+            .field("threads", &self.executor.threads())
             .finish()
     }
 }
@@ -309,7 +304,8 @@ impl Slot {
 
 impl Pool {
     /// `entropy[i]` seeds sub-env `i`'s generator until its first seeded reset (Gymnasium's
-    /// unseeded `np_random` comes from OS entropy; the caller supplies it).
+    /// unseeded `np_random` comes from OS entropy; the caller supplies it). `num_threads` is an
+    /// upper bound: the pool uses at most one thread per sub-env and per available core.
     pub fn new(spec: PoolSpec, num_threads: usize, entropy: &[Vec<u32>]) -> Result<Self> {
         spec.check()?;
         if entropy.len() != spec.num_envs {
@@ -319,14 +315,11 @@ impl Pool {
                 entropy.len()
             )));
         }
-        if !(1..=MAX_THREADS).contains(&num_threads) {
-            return Err(Error::InvalidArgument(format!(
-                "num_threads must be within 1..={MAX_THREADS}, got {num_threads}"
-            )));
+        if num_threads == 0 {
+            return Err(Error::InvalidArgument(
+                "num_threads must be at least 1".into(),
+            ));
         }
-        // The calling thread works on one share itself, so the pool needs one thread fewer.
-        let crew = Crew::new(num_threads - 1, "reinfors-gym")
-            .map_err(|e| Error::InvalidArgument(format!("cannot start threads: {e}")))?;
         let slots = entropy
             .iter()
             .map(|words| {
@@ -343,11 +336,11 @@ impl Pool {
                 })
             })
             .collect::<Result<Vec<_>>>()?;
+        let executor = Executor::new(effective_threads(num_threads, spec.num_envs))?;
         Ok(Pool {
             spec,
             slots,
-            crew,
-            num_threads,
+            executor,
         })
     }
 
@@ -355,8 +348,9 @@ impl Pool {
         &self.spec
     }
 
+    /// Threads that step the sub-envs, the caller included.
     pub fn num_threads(&self) -> usize {
-        self.num_threads
+        self.executor.threads()
     }
 
     /// Sub-env `i` (read-only), for accessors.
@@ -405,7 +399,7 @@ impl Pool {
             .enumerate()
             .filter(|(i, _)| mask.is_none_or(|m| m[*i]))
             .collect();
-        run_parallel(&mut self.crew, jobs, |(i, (slot, out))| {
+        self.executor.run_together(jobs, |(i, (slot, out))| {
             slot.reset(&spec, seeds[i].as_deref(), randomize)?;
             out.copy_from_slice(&slot.stack);
             Ok(())
@@ -436,13 +430,7 @@ impl Pool {
         results: &mut [SlotResult],
         record: &mut Vec<u8>,
     ) -> Result<()> {
-        record.reserve(obs.len());
-        let spare = &mut record.spare_capacity_mut()[..obs.len()];
-        self.step_inner(actions, obs, final_obs, results, Some(spare))?;
-        // SAFETY: the step succeeded, so every job ran and copied its whole chunk: the first
-        // `obs.len()` spare bytes are initialized.
-        unsafe { record.set_len(record.len() + obs.len()) };
-        Ok(())
+        self.step_inner(actions, obs, final_obs, results, Some(record))
     }
 
     fn step_inner(
@@ -451,7 +439,7 @@ impl Pool {
         obs: &mut [u8],
         final_obs: &mut [u8],
         results: &mut [SlotResult],
-        record: Option<&mut [std::mem::MaybeUninit<u8>]>,
+        record: Option<&mut Vec<u8>>,
     ) -> Result<()> {
         self.check_obs(obs)?;
         let n = self.spec.num_envs;
@@ -472,11 +460,6 @@ impl Pool {
         }
         let spec = self.spec;
         let ob = spec.obs_bytes();
-        let records = record
-            .into_iter()
-            .flat_map(|r| r.chunks_mut(ob))
-            .map(Some)
-            .chain(std::iter::repeat_with(|| None));
         let jobs: Vec<_> = self
             .slots
             .iter_mut()
@@ -484,71 +467,27 @@ impl Pool {
             .zip(final_obs.chunks_mut(ob))
             .zip(results.iter_mut())
             .zip(actions.iter())
-            .zip(records)
-            .enumerate()
             .collect();
-        run_parallel(
-            &mut self.crew,
-            jobs,
-            |(_, (((((slot, out), fin), res), action), rec))| {
-                if let Some(rec) = rec {
-                    for (r, &o) in rec.iter_mut().zip(out.iter()) {
-                        r.write(o);
-                    }
-                }
-                *res = slot.step(&spec, *action, out, fin)?;
-                Ok(())
-            },
-        )
-    }
-}
-
-/// Runs `work` on every job, on the calling thread and the crew's helpers: each takes jobs one
-/// at a time until none is left, so a helper that starts late, or a slow env, simply leaves
-/// more jobs to the others. Jobs are independent, so who runs which cannot change results. On
-/// failure (an error, or a panic, which becomes an error), the error of the lowest-numbered
-/// job is returned.
-fn run_parallel<T: Send>(
-    crew: &mut Crew,
-    jobs: Vec<(usize, T)>,
-    work: impl Fn((usize, T)) -> Result<()> + Sync,
-) -> Result<()> {
-    if crew.helpers() == 0 || jobs.len() <= 1 {
-        return jobs.into_iter().try_for_each(work);
-    }
-    // One uncontended lock per job (nanoseconds) against an env step (tens of microseconds).
-    let jobs: Vec<Mutex<Option<(usize, T)>>> =
-        jobs.into_iter().map(|job| Mutex::new(Some(job))).collect();
-    let first_error = Mutex::new(None::<(usize, Error)>);
-    crew.run(jobs.len(), &|k| {
-        let Some(job) = jobs[k].lock().unwrap_or_else(|p| p.into_inner()).take() else {
-            return;
-        };
-        let index = job.0;
-        // A panic must not unwind through a helper thread (the batch would never finish).
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
-            .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))));
-        if let Err(e) = outcome {
-            let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-            if slot.as_ref().is_none_or(|(i, _)| index < *i) {
-                *slot = Some((index, e));
-            }
+        match record {
+            None => self
+                .executor
+                .run(jobs, |((((slot, out), fin), res), action)| {
+                    *res = slot.step(&spec, *action, out, fin)?;
+                    Ok(())
+                }),
+            Some(record) => append_chunks(
+                &mut self.executor,
+                record,
+                ob,
+                jobs,
+                |((((slot, out), fin), res), action), spare| {
+                    let filled = spare.fill_from(out);
+                    *res = slot.step(&spec, *action, out, fin)?;
+                    Ok(filled)
+                },
+            ),
         }
-    });
-    match first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        Some((_, e)) => Err(e),
-        None => Ok(()),
     }
-}
-
-/// The message of a caught panic payload.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let text = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("internal error in a sub-env: {text}")
 }
 
 #[cfg(test)]
@@ -563,47 +502,6 @@ mod tests {
         // 255 * (0.2125 + 0.7154 + 0.0721) = 255.0 exactly; numpy gives the same.
         let expect = |r: f64, gg: f64, b: f64| (r * 0.2125 + gg * 0.7154 + b * 0.0721) as u8;
         assert_eq!(g, [expect(255., 255., 255.), expect(102., 204., 102.), 0]);
-    }
-
-    #[test]
-    fn run_parallel_covers_every_job_and_reports_the_first_error() {
-        for helpers in 0..4 {
-            let mut crew = Crew::new(helpers, "test").unwrap();
-            let seen = Mutex::new(Vec::new());
-            let jobs: Vec<_> = (0..10).map(|i| (i, i * 10)).collect();
-            run_parallel(&mut crew, jobs, |(i, v)| {
-                seen.lock().unwrap().push((i, v));
-                Ok(())
-            })
-            .unwrap();
-            let mut seen = seen.into_inner().unwrap();
-            seen.sort();
-            assert_eq!(seen, (0..10).map(|i| (i, i * 10)).collect::<Vec<_>>());
-            let jobs: Vec<_> = (0..10).map(|i| (i, ())).collect();
-            let err = run_parallel(&mut crew, jobs, |(i, ())| {
-                if i % 4 == 3 {
-                    Err(Error::InvalidState(format!("job {i}")))
-                } else {
-                    Ok(())
-                }
-            });
-            assert_eq!(err, Err(Error::InvalidState("job 3".into())));
-        }
-    }
-
-    #[test]
-    fn a_panicking_job_becomes_an_error_and_the_crew_survives() {
-        let mut crew = Crew::new(1, "test").unwrap();
-        let jobs: Vec<_> = (0..6).map(|i| (i, ())).collect();
-        let err = run_parallel(&mut crew, jobs, |(i, ())| {
-            if i == 4 {
-                panic!("boom");
-            }
-            Ok(())
-        });
-        assert!(matches!(err, Err(Error::Internal(m)) if m.contains("boom")));
-        let jobs: Vec<_> = (0..6).map(|i| (i, ())).collect();
-        assert_eq!(run_parallel(&mut crew, jobs, |_| Ok(())), Ok(()));
     }
 
     #[test]

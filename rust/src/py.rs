@@ -722,6 +722,12 @@ impl PyCollector {
         })
     }
 
+    /// Threads that step the games (at most one per game and per available core).
+    #[getter]
+    fn num_threads(&self) -> usize {
+        self.collector.num_threads()
+    }
+
     /// Resets every game; `seeds[g]` reseeds game g. Writes the first observations.
     fn reset(
         &mut self,

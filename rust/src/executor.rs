@@ -1,0 +1,391 @@
+//! Runs a batch of independent jobs on a rayon thread pool, the calling thread included.
+//!
+//! A vector-env step is a short batch (a few envs × ~40 µs) issued again and again with Python
+//! work in between, often a policy network that needs every core. So the calling thread works
+//! on the batch itself from the first moment (it never waits for a helper to wake up), helpers
+//! join through rayon's `in_place_scope`, and [`Pacer`] decides, from measured cycle times,
+//! whether helpers join at all and whether they stay awake between batches (only while batches
+//! arrive back to back); otherwise rayon's workers sleep, off the cores the caller needs.
+//!
+//! Soundness rests on rayon's scope: every job spawned in it finishes before the scope
+//! returns, and a panic anywhere is carried to the caller after that. Each job also runs under
+//! `catch_unwind`, so a panicking job becomes an [`Error::Internal`] of its own and the others
+//! still run: who runs which job, and how many threads there are, never changes the outcome.
+
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::pacing::{Mode, Pacer};
+
+/// Threads worth using for `requested` threads on batches of at most `max_jobs` jobs: never
+/// more than the jobs, nor more than the cores this process may run on (more threads than
+/// cores only adds context switches in the middle of a batch).
+pub fn effective_threads(requested: usize, max_jobs: usize) -> usize {
+    requested.min(max_jobs).min(available_cores()).max(1)
+}
+
+/// Cores this process may run on (affinity mask and cgroup quota included).
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// How long the caller polls for helpers to finish their last jobs before it sleeps.
+const CALLER_POLL: Duration = Duration::from_micros(100);
+
+/// A batch runner: the calling thread plus `threads - 1` rayon workers.
+pub struct Executor {
+    /// The helpers; `None` when the calling thread does everything.
+    helpers: Option<Helpers>,
+    threads: usize,
+}
+
+struct Helpers {
+    pool: rayon::ThreadPool,
+    /// Counts batches: a helper that stays awake after a batch polls it for the next one.
+    batches: Arc<AtomicU64>,
+    pacer: Pacer,
+}
+
+impl std::fmt::Debug for Executor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Executor")
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+impl Executor {
+    /// An executor of exactly `threads` threads (the caller counts as one). Use
+    /// [`effective_threads`] to choose `threads`.
+    pub fn new(threads: usize) -> Result<Self> {
+        let threads = threads.max(1);
+        let helpers = if threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads - 1)
+                .thread_name(|i| format!("reinfors-gym-{i}"))
+                .build()
+                .map_err(|e| Error::InvalidArgument(format!("cannot start threads: {e}")))?;
+            Some(Helpers {
+                pool,
+                batches: Arc::new(AtomicU64::new(0)),
+                pacer: Pacer::default(),
+            })
+        } else {
+            None
+        };
+        Ok(Executor { helpers, threads })
+    }
+
+    /// Threads that work on a batch, the caller included.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Runs `work` on every job, each exactly once, and returns when all have finished. Jobs
+    /// are taken one at a time by whichever thread is free, so a helper that starts late or a
+    /// slow job simply leaves more to the others. Every job runs even if others fail; the
+    /// error of the lowest-numbered failing job is returned (a panic becomes
+    /// [`Error::Internal`]).
+    ///
+    /// For batches issued again and again (steps): the [`Pacer`] decides from the timing of
+    /// earlier calls whether helpers join. See [`Executor::run_together`] for one-off batches.
+    pub fn run<T: Send>(
+        &mut self,
+        jobs: Vec<T>,
+        work: impl Fn(T) -> Result<()> + Sync,
+    ) -> Result<()> {
+        let Some(h) = &mut self.helpers else {
+            return run_alone(jobs, work);
+        };
+        let mode = h.pacer.begin(Instant::now());
+        let (outcome, alone) = match mode {
+            Mode::Alone => {
+                h.batches.fetch_add(1, Ordering::Release); // no helper needs to stay awake
+                (run_alone(jobs, work), None)
+            }
+            Mode::Together => run_together(h, self.threads, jobs, work),
+        };
+        if let Some(linger) = h.pacer.end(Instant::now(), mode, alone) {
+            stay_awake(h, linger);
+        }
+        outcome
+    }
+
+    /// [`Executor::run`] with every helper joining, for batches that are not part of a
+    /// regular cycle (resets): long enough that helpers always pay, and kept out of the
+    /// pacer's timing.
+    pub fn run_together<T: Send>(
+        &mut self,
+        jobs: Vec<T>,
+        work: impl Fn(T) -> Result<()> + Sync,
+    ) -> Result<()> {
+        match &mut self.helpers {
+            None => run_alone(jobs, work),
+            Some(h) => {
+                h.pacer.interrupt();
+                run_together(h, self.threads, jobs, work).0
+            }
+        }
+    }
+}
+
+/// Every job on the calling thread.
+fn run_alone<T>(jobs: Vec<T>, work: impl Fn(T) -> Result<()>) -> Result<()> {
+    let failures = Failures::default();
+    for (k, job) in jobs.into_iter().enumerate() {
+        failures.record(k, run_caught(&work, job));
+    }
+    failures.into_result()
+}
+
+/// The calling thread and up to `threads - 1` helpers take jobs until none is left. Also
+/// returns how long the caller alone would have taken: its own time per job, times the jobs.
+fn run_together<T: Send>(
+    h: &Helpers,
+    threads: usize,
+    jobs: Vec<T>,
+    work: impl Fn(T) -> Result<()> + Sync,
+) -> (Result<()>, Option<Duration>) {
+    // A helper still awake from the last batch stops polling and picks this one up.
+    h.batches.fetch_add(1, Ordering::Release);
+    let count = jobs.len();
+    if count <= 1 {
+        let start = Instant::now();
+        let outcome = run_alone(jobs, work);
+        return (outcome, Some(start.elapsed()));
+    }
+    let failures = Failures::default();
+    let helpers = (threads - 1).min(jobs.len() - 1);
+    let queue = JobQueue::new(jobs);
+    let drain = || {
+        while let Some((k, job)) = queue.take() {
+            failures.record(k, run_caught(&work, job));
+        }
+    };
+    // Helpers that have not yet finished their share (or not yet started).
+    let unfinished = AtomicUsize::new(helpers);
+    let mut caller_time = None;
+    h.pool.in_place_scope(|scope| {
+        for _ in 0..helpers {
+            scope.spawn(|_| {
+                drain();
+                unfinished.fetch_sub(1, Ordering::Release);
+            });
+        }
+        let mut own = (Duration::ZERO, 0u32);
+        while let Some((k, job)) = queue.take() {
+            let start = Instant::now();
+            failures.record(k, run_caught(&work, job));
+            own = (own.0 + start.elapsed(), own.1 + 1);
+        }
+        caller_time = (own.1 > 0).then(|| own.0 / own.1 * count as u32);
+        // The last jobs run on helpers and take microseconds: wait for them by polling, not
+        // by sleeping in the scope's latch, whose wake-up costs as much again. A helper that
+        // has not even started soon is asleep: then the scope's blocking wait takes over.
+        let start = Instant::now();
+        let mut polls = 0u32;
+        while unfinished.load(Ordering::Acquire) > 0 {
+            polls = polls.wrapping_add(1);
+            if polls % 64 == 0 && start.elapsed() >= CALLER_POLL {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+    });
+    (failures.into_result(), caller_time)
+}
+
+/// Keeps every helper polling for the next batch for up to `linger`, instead of going to
+/// sleep (whose wake-up would cost the next batch tens of microseconds). A helper stops as
+/// soon as the next batch starts, and the batch's jobs then reach it without a wake-up.
+fn stay_awake(h: &Helpers, linger: Duration) {
+    let batches = Arc::clone(&h.batches);
+    let seen = batches.load(Ordering::Acquire);
+    let deadline = Instant::now() + linger;
+    h.pool.spawn_broadcast(move |_| {
+        let mut polls = 0u32;
+        while batches.load(Ordering::Acquire) == seen {
+            polls = polls.wrapping_add(1);
+            if polls % 64 == 0 && Instant::now() >= deadline {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+    });
+}
+
+/// `work(job)`, with a panic turned into an error.
+fn run_caught<T>(work: &impl Fn(T) -> Result<()>, job: T) -> Result<()> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(job)))
+        .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))))
+}
+
+/// Jobs handed out in order, each at most once.
+struct JobQueue<T> {
+    next: AtomicUsize,
+    /// One uncontended lock per job (nanoseconds) against a job of tens of microseconds.
+    jobs: Vec<Mutex<Option<T>>>,
+}
+
+impl<T> JobQueue<T> {
+    fn new(jobs: Vec<T>) -> Self {
+        JobQueue {
+            next: AtomicUsize::new(0),
+            jobs: jobs.into_iter().map(|j| Mutex::new(Some(j))).collect(),
+        }
+    }
+
+    fn take(&self) -> Option<(usize, T)> {
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        let slot = self.jobs.get(k)?;
+        let job = slot.lock().unwrap_or_else(|p| p.into_inner()).take()?;
+        Some((k, job))
+    }
+}
+
+/// The failure of the lowest-numbered job seen so far.
+#[derive(Default)]
+struct Failures(Mutex<Option<(usize, Error)>>);
+
+impl Failures {
+    fn record(&self, k: usize, outcome: Result<()>) {
+        if let Err(e) = outcome {
+            let mut first = self.0.lock().unwrap_or_else(|p| p.into_inner());
+            if first.as_ref().is_none_or(|(i, _)| k < *i) {
+                *first = Some((k, e));
+            }
+        }
+    }
+
+    fn into_result(self) -> Result<()> {
+        match self.0.into_inner().unwrap_or_else(|p| p.into_inner()) {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The message of a caught panic payload.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    let text = panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    format!("internal error in a sub-env: {text}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+    use std::time::Duration;
+
+    #[test]
+    fn runs_every_job_exactly_once() {
+        for threads in 1..=4 {
+            let mut ex = Executor::new(threads).unwrap();
+            for n in [0, 1, 2, 7, 64] {
+                let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+                ex.run((0..n).collect(), |k: usize| {
+                    hits[k].fetch_add(1, Ordering::Relaxed);
+                    Ok(())
+                })
+                .unwrap();
+                assert!(hits.iter().all(|h| h.load(Ordering::Relaxed) == 1));
+            }
+        }
+    }
+
+    #[test]
+    fn reports_the_lowest_failing_job_and_still_runs_the_rest() {
+        for threads in 1..=3 {
+            let mut ex = Executor::new(threads).unwrap();
+            let ran = AtomicUsize::new(0);
+            let err = ex.run((0..10).collect(), |i: usize| {
+                ran.fetch_add(1, Ordering::Relaxed);
+                if i % 4 == 3 {
+                    Err(Error::InvalidState(format!("job {i}")))
+                } else {
+                    Ok(())
+                }
+            });
+            assert_eq!(err, Err(Error::InvalidState("job 3".into())));
+            assert_eq!(ran.load(Ordering::Relaxed), 10);
+        }
+    }
+
+    /// A panic in a job on the calling thread or on a helper: the call returns an error,
+    /// nothing hangs, every other job ran, and the executor keeps working.
+    #[test]
+    fn a_panicking_job_becomes_an_error_on_any_thread() {
+        let mut ex = Executor::new(2).unwrap();
+        let caller = std::thread::current().id();
+        for panic_on_caller in [true, false] {
+            let ran = AtomicUsize::new(0);
+            let panicked_on = Mutex::new(None);
+            let err = ex.run((0..8).collect(), |i: usize| {
+                ran.fetch_add(1, Ordering::Relaxed);
+                let here = std::thread::current().id();
+                // Slow jobs so that both threads take some.
+                std::thread::sleep(Duration::from_millis(2));
+                let mut p = panicked_on.lock().unwrap();
+                if p.is_none() && (here == caller) == panic_on_caller {
+                    *p = Some((i, here));
+                    drop(p);
+                    panic!("boom in job {i}");
+                }
+                Ok(())
+            });
+            let (i, thread) = panicked_on.into_inner().unwrap().expect("a job panicked");
+            assert_eq!(thread == caller, panic_on_caller);
+            assert!(
+                matches!(&err, Err(Error::Internal(m)) if m.contains(&format!("boom in job {i}"))),
+                "{err:?}"
+            );
+            assert_eq!(ran.load(Ordering::Relaxed), 8);
+            assert_eq!(ex.run((0..8).collect(), |_: usize| Ok(())), Ok(()));
+        }
+    }
+
+    #[test]
+    fn helpers_share_the_work() {
+        let mut ex = Executor::new(2).unwrap();
+        let threads = Mutex::new(HashSet::new());
+        for _ in 0..50 {
+            ex.run((0..16).collect(), |_: usize| {
+                threads.lock().unwrap().insert(std::thread::current().id());
+                std::thread::sleep(Duration::from_micros(200));
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(threads.into_inner().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn jobs_may_borrow_from_the_callers_stack() {
+        let mut ex = Executor::new(3).unwrap();
+        let mut out = vec![0u32; 32];
+        let input: Vec<u32> = (0..32).collect();
+        let jobs: Vec<_> = out.iter_mut().zip(&input).collect();
+        ex.run(jobs, |(o, i)| {
+            *o = i * 2;
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(out, input.iter().map(|i| i * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn effective_threads_is_capped_by_jobs_and_cores() {
+        let cores = available_cores();
+        assert_eq!(effective_threads(1, 100), 1);
+        assert_eq!(effective_threads(64, 100), cores.min(64));
+        assert_eq!(effective_threads(64, 1), 1);
+        assert_eq!(effective_threads(0, 8), 1);
+        assert!(effective_threads(usize::MAX, usize::MAX) <= cores);
+    }
+}
