@@ -2,13 +2,13 @@
 
     python tools/check_wheel.py [--dist dist] [--venv .venv-wheel-test] [--deps "REQ ..." ...]
 
-1. Exactly one reinfors_gym wheel and one sdist of the project's version are in `--dist`.
+1. Exactly one reinfors_gym wheel, and the sdist of the same version, are in `--dist`.
 2. The wheel's tags (its WHEEL file) are abi3 and manylinux; `auditwheel show` (from the
    calling environment) names the manylinux policy the wheel's symbols allow, and that policy
    must be one of the tags.
 3. The sdist holds what a source build needs (Cargo.toml, Cargo.lock, rust/src, the package).
-4. For each `--deps` set (default: the newest dependencies, then the oldest that pyproject.toml
-   allows): a new virtualenv, the wheel and those requirements installed from binaries only,
+4. For each `--deps` set (default: the newest dependencies, then the oldest that the wheel's
+   metadata allows): a new virtualenv, the wheel and those requirements installed from binaries only,
    with a PATH holding no cargo or rustc, and `tests/wheel/smoke_installed.py` run there from
    a scratch folder.
 """
@@ -23,7 +23,6 @@ import subprocess
 import sys
 import tarfile
 import tempfile
-import tomllib
 import zipfile
 from pathlib import Path
 
@@ -47,23 +46,25 @@ def fail(msg: str) -> None:
     sys.exit(1)
 
 
-def version() -> str:
-    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
-
-
 def find_artifacts(dist: Path) -> tuple[Path, Path]:
-    v = version()
-    wheels = sorted(dist.glob(f"reinfors_gym-{v}-*.whl"))
-    sdists = sorted(dist.glob(f"reinfors_gym-{v}.tar.gz"))
-    if len(wheels) != 1 or len(sdists) != 1:
-        fail(f"expected one wheel and one sdist of {v} in {dist}, found {wheels + sdists}")
+    wheels = sorted(dist.glob("reinfors_gym-*.whl"))
+    if len(wheels) != 1:
+        fail(f"expected one reinfors_gym wheel in {dist}, found {wheels}")
+    version = wheels[0].name.split("-")[1]
+    sdists = sorted(dist.glob("reinfors_gym-*.tar.gz"))
+    if [s.name for s in sdists] != [f"reinfors_gym-{version}.tar.gz"]:
+        fail(f"expected the sdist of {version} beside the wheel, found {sdists}")
     return wheels[0], sdists[0]
 
 
-def wheel_tags(wheel: Path) -> list[str]:
+def wheel_metadata(wheel: Path, name: str) -> str:
     with zipfile.ZipFile(wheel) as z:
-        name = next(n for n in z.namelist() if n.endswith(".dist-info/WHEEL"))
-        text = z.read(name).decode()
+        member = next(n for n in z.namelist() if n.endswith(f".dist-info/{name}"))
+        return z.read(member).decode()
+
+
+def wheel_tags(wheel: Path) -> list[str]:
+    text = wheel_metadata(wheel, "WHEEL")
     return [line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("Tag:")]
 
 
@@ -89,12 +90,16 @@ def check_sdist(sdist: Path) -> None:
     print(f"sdist: {sdist.name}, {len(names)} files, {sdist.stat().st_size / 1e6:.1f} MB")
 
 
-def dependency_sets() -> list[list[str]]:
+def dependency_sets(wheel: Path) -> list[list[str]]:
     """No pins (what `pip install reinfors-gym` gets today), then each `name>=X.Y` bound of
-    pyproject's dependencies as `name~=X.Y.0`: the lowest minor series allowed, at its latest
-    patch (early patches of a series may have no wheel for this Python)."""
-    deps = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
-    if not all(re.fullmatch(r"[\w-]+>=\d+\.\d+", d) for d in deps):
+    the wheel's own dependencies as `name~=X.Y.0`: the lowest minor series allowed, at its
+    latest patch (early patches of a series may have no wheel for this Python)."""
+    deps = [
+        line.split(":", 1)[1].strip()
+        for line in wheel_metadata(wheel, "METADATA").splitlines()
+        if line.startswith("Requires-Dist:") and ";" not in line  # extras carry a marker
+    ]
+    if not deps or not all(re.fullmatch(r"[\w-]+>=\d+\.\d+", d) for d in deps):
         fail(f"expected name>=X.Y dependencies, got {deps}")
     return [[], [d.replace(">=", "~=") + ".0" for d in deps]]
 
@@ -144,7 +149,7 @@ def main() -> None:
     if not any(t.endswith(policy) for t in tags):
         fail(f"the wheel's tags {tags} do not include the policy {policy}")
     check_sdist(sdist)
-    sets = [d.split() for d in args.deps] if args.deps else dependency_sets()
+    sets = [d.split() for d in args.deps] if args.deps else dependency_sets(wheel)
     for deps in sets:
         smoke(wheel, args.venv, deps)
     print("\ncheck_wheel: passed")

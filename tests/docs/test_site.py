@@ -104,7 +104,7 @@ def open_page(browser: webdriver.Chrome, url: str) -> None:
     )
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def fetch(url: str) -> tuple[int, str]:
     """HTTP status and, for HTML, the text of `url` (fragment removed)."""
     try:
