@@ -2,6 +2,8 @@
 #   make demo   set up, then drive the env with random actions (steps/s beside Gymnasium, PNG strip)
 #   make test   set up, then lint (Rust + Python) and run every test (cargo + pytest)
 # Set-up is a local virtualenv (.venv) with the extension built in release mode by maturin.
+# Beyond those: make docs / test-docs (the site, in a browser), make wheel / test-wheel (the
+# manylinux wheel, installed where no Rust is), make test-aarch64 (clippy and tests under qemu).
 
 PY ?= python3
 VENV ?= .venv
@@ -12,7 +14,8 @@ export PATH := $(BIN):$(PATH)
 export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
 
-.PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean miri
+.PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
+	miri docs test-docs wheel test-wheel test-aarch64
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -69,5 +72,58 @@ parity: setup
 	$(BIN)/python tools/gen_parity_doc.py out/parity/results.json docs/parity.md
 	$(BIN)/python -m pytest -q -m slow tests/parity
 
+# The documentation site: its own virtualenv with the toolchain pinned in docs/requirements.txt
+# (reinstalled when that file changes), so the test venv never sees mkdocs' dependencies.
+DOCS_VENV ?= .venv-docs
+DOCS_BIN := $(abspath $(DOCS_VENV))/bin
+
+$(DOCS_BIN)/.installed: docs/requirements.txt
+	$(PY) -m venv $(DOCS_VENV)
+	$(DOCS_BIN)/python -m pip install -q --upgrade pip
+	$(DOCS_BIN)/python -m pip install -q -r docs/requirements.txt
+	touch $@
+
+# --strict: a broken link, a missing page in the nav or a docstring griffe cannot read fails.
+docs: $(DOCS_BIN)/.installed
+	NO_MKDOCS_2_WARNING=1 $(DOCS_BIN)/mkdocs build --strict
+
+# Every page in headless Chromium (Debian's chromium and chromium-driver; .ci/run installs them).
+test-docs: docs
+	$(DOCS_BIN)/python -m pytest -q -p no:cacheprovider tests/docs
+
+# An abi3 wheel linked by zig against glibc 2.17 (manylinux2014), and the sdist. Pinned tools:
+# ziglang is the zig that maturin --zig links with; auditwheel names the policy.
+WHEEL_TOOLS := "ziglang==0.17.0" "auditwheel==6.8.2"
+
+wheel: $(BIN)/python
+	$(BIN)/python -m pip install -q "maturin>=1.7,<2" $(WHEEL_TOOLS)
+	rm -rf dist
+	$(BIN)/maturin build --release --zig --compatibility manylinux2014 --out dist
+	$(BIN)/maturin sdist --out dist
+	$(BIN)/auditwheel show dist/*.whl
+
+# Tags, policy and sdist checked; the wheel installed into fresh venvs (newest and oldest allowed
+# dependencies) with no cargo/rustc on PATH, and smoke-tested there.
+test-wheel: wheel
+	$(BIN)/python tools/check_wheel.py
+
+# aarch64 Linux cross-built, linted and tested under qemu-user. The linker and runner are set
+# here, not in a .cargo/config, so x86-64 builds are untouched. Needs Debian's qemu-user,
+# gcc-aarch64-linux-gnu and libc6-dev-arm64-cross (.ci/run installs them).
+AARCH64 := aarch64-unknown-linux-gnu
+AARCH64_ENV := CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+	CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER="qemu-aarch64 -L /usr/aarch64-linux-gnu"
+
+test-aarch64:
+	@command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null || \
+		{ echo "test-aarch64 needs: apt-get install -y qemu-user gcc-aarch64-linux-gnu" \
+		"libc6-dev-arm64-cross"; exit 1; }
+	rustup target add $(AARCH64)
+	cargo clippy --target $(AARCH64) --all-targets -- -D warnings
+	cargo clippy --target $(AARCH64) --all-targets --features python -- -D warnings
+	$(AARCH64_ENV) cargo test --release --target $(AARCH64)
+	@echo "== frame hashes on $(AARCH64) against the x86-64 record:"
+	$(AARCH64_ENV) cargo test -q --release --target $(AARCH64) --test frame_hash -- --nocapture
+
 clean:
-	rm -rf $(VENV) target
+	rm -rf $(VENV) $(DOCS_VENV) .venv-wheel-test target site dist

@@ -79,8 +79,8 @@ def coerce_discrete(action: Any) -> int:
 class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     """Gymnasium's CarRacing-v3 with the same rules, spaces, keyword arguments and seeding.
 
-    Extra read-only accessors for tests and analysis: :meth:`car_state`, :attr:`track`,
-    :attr:`tile_visited`, :attr:`road_colors`.
+    Extra read-only accessors for tests and analysis: `car_state()`, `track`, `tile_visited`,
+    `tile_visited_count`, `road_colors`, `reward`.
     """
 
     metadata = {"render_modes": ["human", "rgb_array", "state_pixels"], "render_fps": FPS}
