@@ -33,7 +33,10 @@ except ImportError:
 def encoder(size: int) -> nn.Sequential:
     """A small Nature-style CNN over (3, size, size) frames in [0, 255]."""
     conv = nn.Sequential(
-        nn.Conv2d(3, 16, 8, stride=4), nn.ReLU(), nn.Conv2d(16, 32, 4, stride=2), nn.ReLU(),
+        nn.Conv2d(3, 16, 8, stride=4),
+        nn.ReLU(),
+        nn.Conv2d(16, 32, 4, stride=2),
+        nn.ReLU(),
         nn.Flatten(),
     )
     with torch.no_grad():

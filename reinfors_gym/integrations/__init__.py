@@ -20,11 +20,13 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
+from gymnasium.vector import AutoresetMode
+
 ENV_ID = "reinfors/CarRacing-v0"
 MODULE_ENV_ID = "reinfors_gym:" + ENV_ID
 """The module-prefixed id: `gym.make(MODULE_ENV_ID)` imports `reinfors_gym` first."""
 
-__all__ = ["ENV_ID", "MODULE_ENV_ID", "require"]
+__all__ = ["ENV_ID", "MODULE_ENV_ID", "require", "autoreset_mode"]
 
 
 def require(module: str, extra: str) -> ModuleType:
@@ -36,3 +38,13 @@ def require(module: str, extra: str) -> ModuleType:
             f"reinfors_gym.integrations.{extra} needs `{module}`, which is not installed: "
             f'pip install "reinfors-gym[{extra}]"'
         ) from e
+
+
+def autoreset_mode(mode: object, allowed: tuple[AutoresetMode, ...], stack: str) -> AutoresetMode:
+    """`mode` (an `AutoresetMode`, or its value or name in any case) if `stack` takes it."""
+    key = str(getattr(mode, "value", mode)).replace("_", "").replace("-", "").lower()
+    for m in AutoresetMode:
+        if key in (m.value.lower(), m.name.replace("_", "").lower()) and m in allowed:
+            return m
+    names = " or ".join(m.name for m in allowed)
+    raise ValueError(f"{stack} needs autoreset_mode {names}, got {mode!r}")

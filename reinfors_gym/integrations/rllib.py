@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from . import MODULE_ENV_ID, require
+from . import MODULE_ENV_ID, autoreset_mode, require
 
 require("ray.rllib", "rllib")
 
@@ -36,7 +36,14 @@ from gymnasium import spaces  # noqa: E402
 from gymnasium.vector import AutoresetMode  # noqa: E402
 from gymnasium.vector.utils import batch_space  # noqa: E402
 
-__all__ = ["DEFAULT_NAME", "CONV_FILTERS", "FloatFrames", "conv_filters", "make_rllib_env", "register"]
+__all__ = [
+    "CONV_FILTERS",
+    "DEFAULT_NAME",
+    "FloatFrames",
+    "conv_filters",
+    "make_rllib_env",
+    "register",
+]
 
 DEFAULT_NAME = "reinfors-CarRacing"
 
@@ -78,9 +85,8 @@ def make_rllib_env(config: dict[str, Any] | None = None) -> gym.vector.VectorEnv
     float32 channels-last frames."""
     kwargs = dict(config or {})
     num_envs = int(kwargs.pop("num_envs", 1))
-    mode = kwargs.pop("autoreset_mode", AutoresetMode.NEXT_STEP)
-    if str(getattr(mode, "value", mode)).replace("_", "").lower() != "nextstep":
-        raise ValueError(f"RLlib's env runners expect NEXT_STEP autoreset, got {mode}")
+    # RLlib's env runners treat the step after an episode's end as the next episode's reset.
+    autoreset_mode(kwargs.pop("autoreset_mode", "NextStep"), (AutoresetMode.NEXT_STEP,), "RLlib")
     if kwargs.pop("channels_first", False):
         raise ValueError("RLlib's CNN encoders take channels-last frames: leave channels_first off")
     venv = gym.make_vec(

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from . import MODULE_ENV_ID, require
+from . import MODULE_ENV_ID, autoreset_mode, require
 
 require("stable_baselines3", "sb3")
 
@@ -50,10 +50,16 @@ _NATIVE_WRAPPERS: dict[str, Any] = {
     "OrderEnforcing": lambda v: True,
     "FrameStackObservation": lambda v: v.stack_num > 1,
     "GrayscaleObservation": lambda v: v.grayscale,
-    "ResizeObservation": lambda v: tuple(v.single_observation_space.shape[-3:-1]) != (96, 96)
-    if not v.grayscale
-    else tuple(v.single_observation_space.shape[-2:]) != (96, 96),
+    "ResizeObservation": lambda v: _frame_size(v) != (96, 96),
 }
+
+
+def _frame_size(venv: CarRacingVectorEnv) -> tuple[int, int]:
+    """(height, width) of the native frames."""
+    shape = venv.single_observation_space.shape
+    if venv.grayscale:
+        return shape[-2], shape[-1]
+    return (shape[-2], shape[-1]) if venv.channels_first else (shape[-3], shape[-2])
 
 
 def make_sb3_vec_env(num_envs: int, *, seed: int | None = None, **kwargs: Any) -> SB3VecEnv:
@@ -66,9 +72,8 @@ def make_sb3_vec_env(num_envs: int, *, seed: int | None = None, **kwargs: Any) -
             `grayscale`, `obs_size`, `channels_first`, `max_episode_steps`, `num_threads`,
             `render_mode`, ...). `autoreset_mode` can only be `SAME_STEP`, SB3's semantics.
     """
-    mode = kwargs.pop("autoreset_mode", AutoresetMode.SAME_STEP)
-    if str(getattr(mode, "value", mode)).replace("_", "").lower() != "samestep":
-        raise ValueError(f"SB3 resets in the same step: autoreset_mode must be SAME_STEP, got {mode}")
+    # SB3 resets a finished env within the step that ended it.
+    autoreset_mode(kwargs.pop("autoreset_mode", "SameStep"), (AutoresetMode.SAME_STEP,), "SB3")
     venv = gym.make_vec(
         MODULE_ENV_ID,
         num_envs=num_envs,
@@ -89,11 +94,7 @@ class SB3VecEnv(VecEnv):
         native = venv.unwrapped
         if not isinstance(native, CarRacingVectorEnv):
             raise TypeError(f"expected a CarRacingVectorEnv, got {type(native).__name__}")
-        if native.autoreset_mode != AutoresetMode.SAME_STEP:
-            raise ValueError(
-                "SB3 resets in the same step: build the vector env with "
-                f"autoreset_mode=AutoresetMode.SAME_STEP (got {native.autoreset_mode})"
-            )
+        autoreset_mode(native.autoreset_mode, (AutoresetMode.SAME_STEP,), "SB3")
         if venv is not native:
             raise TypeError("wrap the CarRacingVectorEnv itself (vector wrappers would be skipped)")
         self.venv = native
@@ -182,7 +183,9 @@ class SB3VecEnv(VecEnv):
         methods = self._sub_attrs(method_name)
         return [methods[i](*method_args, **method_kwargs) for i in self._get_indices(indices)]
 
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
         """Whether the sub-envs act as if wrapped by `wrapper_class`: True for the Gymnasium
         wrappers that a native option replaces (`TimeLimit` for `max_episode_steps`,
         `FrameStackObservation`, `GrayscaleObservation`, `ResizeObservation`) when it is on."""

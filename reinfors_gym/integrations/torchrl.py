@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import MODULE_ENV_ID, require
+from . import MODULE_ENV_ID, autoreset_mode, require
 
 require("torchrl", "torchrl")
 
@@ -46,7 +46,12 @@ def make_torchrl_env(
         **kwargs: `CarRacingVectorEnv` options; `autoreset_mode` may be `DISABLED` (default)
             or `SAME_STEP`.
     """
-    mode = kwargs.pop("autoreset_mode", AutoresetMode.DISABLED)
+    # TorchRL refuses NEXT_STEP; with DISABLED it resets finished sub-envs itself.
+    mode = autoreset_mode(
+        kwargs.pop("autoreset_mode", "Disabled"),
+        (AutoresetMode.DISABLED, AutoresetMode.SAME_STEP),
+        "TorchRL",
+    )
     venv = gym.make_vec(
         MODULE_ENV_ID,
         num_envs=num_envs,

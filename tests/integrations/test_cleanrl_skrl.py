@@ -15,7 +15,11 @@ ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
 def run(script: str, *args: str) -> str:
     result = subprocess.run(
         [sys.executable, str(ROOT / "examples" / script), *args],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=ENV,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-4000:]
     return result.stdout
@@ -24,8 +28,14 @@ def run(script: str, *args: str) -> str:
 def test_cleanrl_style_ppo_runs_one_update(tmp_path):
     csv_path = tmp_path / "ppo.csv"
     out = run(
-        "ppo_continuous.py", "--total-timesteps=256", "--num-envs=4", "--num-steps=64",
-        "--num-minibatches=2", "--update-epochs=1", "--no-cuda", f"--log-csv={csv_path}",
+        "ppo_continuous.py",
+        "--total-timesteps=256",
+        "--num-envs=4",
+        "--num-steps=64",
+        "--num-minibatches=2",
+        "--update-epochs=1",
+        "--no-cuda",
+        f"--log-csv={csv_path}",
     )
     assert "iteration=1/1" in out and "SPS" in out
     assert csv_path.read_text().splitlines()[0] == "global_step,episodic_return,sps"

@@ -102,8 +102,10 @@ def test_sb3_wrappers_behave_as_over_dummy_vec_env():
 
     ours = chain(make_sb3_vec_env(N, seed=SEED, max_episode_steps=LIMIT))
     theirs = chain(reference())
-    assert ours.observation_space == theirs.observation_space == gym.spaces.Box(
-        -10, 10, (6, 96, 96), np.float32
+    assert (
+        ours.observation_space
+        == theirs.observation_space
+        == gym.spaces.Box(-10, 10, (6, 96, 96), np.float32)
     )
     # `t` in VecMonitor's episode record is wall-clock time.
     ends = run_side_by_side(ours, theirs, straight_then_wobbly(steps=260), skip=("t",))

@@ -6,11 +6,10 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch
-from torchrl.envs import GymEnv, ToTensorImage
+from torchrl.envs import ToTensorImage
 from torchrl.envs.utils import check_env_specs
 
 import reinfors_gym  # noqa: F401
-from reinfors_gym.integrations import MODULE_ENV_ID
 from reinfors_gym.integrations.torchrl import make_torchrl_env
 
 ID = "reinfors/CarRacing-v0"
@@ -54,7 +53,10 @@ def test_rollout_matches_the_raw_vector_env_step_for_step(mode):
         return td
 
     rollout = env.rollout(
-        T, policy=policy, tensordict=env.reset(seed=SEED), auto_reset=False,
+        T,
+        policy=policy,
+        tensordict=env.reset(seed=SEED),
+        auto_reset=False,
         break_when_any_done=False,
     )
     assert rollout.batch_size == (N, T)
@@ -86,11 +88,3 @@ def test_image_transforms_read_pixels():
     assert td["pixels"].shape == (2, 3, 64, 64) and td["pixels"].dtype == torch.float32
     env.close()
 
-
-def test_gym_env_subprocesses_resolve_the_module_prefixed_id():
-    """TorchRL's `GymEnv(..., num_envs=n)` builds an AsyncVectorEnv in spawned processes,
-    which have not imported reinfors_gym: the module-prefixed id imports it there."""
-    env = GymEnv(MODULE_ENV_ID, num_envs=2, max_episode_steps=5)
-    rollout = env.rollout(7, break_when_any_done=False)
-    assert rollout["next", "done"][:, 4].all() and not rollout["next", "done"][:, 3].any()
-    env.close()
