@@ -127,10 +127,9 @@ def test_ppo_trains_on_the_local_env_runner_with_the_default_model(local_ray):
 
 
 def test_ppo_trains_on_two_remote_env_runners(local_ray):
-    """Remote runners never imported reinfors_gym: the registered creator does it for them."""
-    config = ppo_config(
-        {"obs_size": (64, 64), "grayscale": True, "stack_num": 4}, num_env_runners=2
-    ).rl_module(model_config=DefaultModelConfig(conv_filters=rllib.conv_filters((64, 64))))
+    """Remote runners never imported reinfors_gym: the registered creator does it for them.
+    64x64 grayscale stacks, RLlib's default model (it has a default CNN for 64x64)."""
+    config = ppo_config({"obs_size": (64, 64), "grayscale": True, "stack_num": 4}, 2)
     result, nodes = train_once(config)
     assert_trained(result)
     assert len(nodes) == 2
@@ -147,12 +146,13 @@ def test_ppo_on_a_two_node_cluster_with_runners_on_both_nodes():
         ray.init(address=cluster.address)
         node_ids = {n["NodeID"] for n in ray.nodes() if n["Alive"]}
         assert len(node_ids) == 2
+        # 48x48 frames, for which RLlib has no default CNN: the documented model config.
         config = ppo_config(
-            {"obs_size": (64, 64)},
+            {"obs_size": (48, 48), "grayscale": True, "stack_num": 2},
             num_env_runners=2,
             num_cpus_per_env_runner=1,
             custom_resources_per_env_runner={"runner_slot": 1},
-        )
+        ).rl_module(model_config=DefaultModelConfig(conv_filters=rllib.conv_filters((48, 48))))
         result, nodes = train_once(config)
         assert_trained(result)
         assert set(nodes) == node_ids
