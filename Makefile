@@ -1,6 +1,8 @@
 # One-command gates, used by people and CI alike.
 #   make demo   set up, then drive the env with random actions (steps/s beside Gymnasium, PNG strip)
 #   make test   set up, then lint (Rust + Python) and run every test (cargo + pytest)
+#   make test-integrations   the SB3 / TorchRL / skrl / CleanRL and RLlib suites, each in its
+#               own virtualenv (.venv-sb3, .venv-rllib: RLlib pins gymnasium==1.2.2)
 # Set-up is a local virtualenv (.venv) with the extension built in release mode by maturin.
 # Beyond those: make docs / test-docs (the site, in a browser), make wheel / test-wheel (the
 # manylinux wheel, installed where no Rust is), make test-aarch64 (clippy and tests under qemu).
@@ -15,7 +17,8 @@ export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
 
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
-	miri docs test-docs wheel test-wheel test-aarch64
+	miri docs test-docs wheel test-wheel test-aarch64 \
+	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -61,6 +64,45 @@ miri:
 	cargo +nightly miri setup
 	MIRIFLAGS="-Zmiri-strict-provenance" cargo +nightly miri test --lib -- append::tests::single_thread
 	MIRIFLAGS="$(MIRI_THREADED_FLAGS)" cargo +nightly miri test --lib -- executor:: append::
+
+# The integration suites. Each virtualenv is (re)created when its requirements file changes;
+# the package goes in with `maturin develop` (an editable install reusing setup's Rust build).
+# TORCH_PIP_ARGS: extra pip options for torch alone (e.g. --index-url of a CPU-only index).
+TORCH_PIP_ARGS ?=
+VENV_SB3 ?= .venv-sb3
+VENV_RLLIB ?= .venv-rllib
+INTEGRATION_PYTEST := -m pytest -c tests/integrations/pytest.ini -q
+
+# $(1): the virtualenv, $(2): its requirements file (torch first, so TORCH_PIP_ARGS apply).
+define make_venv
+	rm -rf $(1)
+	$(PY) -m venv $(1)
+	$(1)/bin/python -m pip install -q --upgrade pip
+	$(1)/bin/python -m pip install -q $(TORCH_PIP_ARGS) "$$(grep -E '^torch==' $(2))"
+	$(1)/bin/python -m pip install -q -r $(2)
+	touch $(1)/.requirements-installed
+endef
+
+$(VENV_SB3)/.requirements-installed: tests/integrations/requirements-sb3.txt
+	$(call make_venv,$(VENV_SB3),$<)
+
+$(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt
+	$(call make_venv,$(VENV_RLLIB),$<)
+
+test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
+	VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(BIN)/maturin develop --release --quiet
+	$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_sb3.py \
+		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py
+
+test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
+	VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(BIN)/maturin develop --release --quiet
+	$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py
+
+test-integrations: test-integrations-sb3 test-integrations-rllib
+
+# PPO("CnnPolicy") rollout collection on make_sb3_vec_env(8) beside SubprocVecEnv(CarRacing-v3).
+bench-sb3: test-integrations-sb3
+	$(VENV_SB3)/bin/python bench/bench_sb3.py
 
 bench: setup
 	$(BIN)/python bench/bench_single.py
@@ -126,4 +168,4 @@ test-aarch64:
 	$(AARCH64_ENV) cargo test -q --release --target $(AARCH64) --test frame_hash -- --nocapture
 
 clean:
-	rm -rf $(VENV) $(DOCS_VENV) .venv-wheel-test target site dist
+	rm -rf $(VENV) $(DOCS_VENV) $(VENV_SB3) $(VENV_RLLIB) .venv-wheel-test target site dist
