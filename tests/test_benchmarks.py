@@ -60,6 +60,17 @@ def test_plan_covers_sections_and_filters_systems():
     assert {VARIANTS[m.variant].family for m in full} == set(FAMILIES)
     assert [m.params["num_envs"] for m in full if m.section == "num_envs"] == [1, 16, 64, 256, 1024]
     assert len({m.id for m in full}) == len(full)
+    policy = [(m.variant, m.params["threads"]) for m in full if m.section == "policy"]
+    cores = harness.usable_cores()
+    assert policy == [
+        ("policy-alone", 0),
+        ("ours-vector", 0),
+        ("ours-vector", 1),
+        ("envpool", cores),
+        ("gymnasium-async", cores),
+    ]
+    oversub = [m.params["threads"] for m in full if m.section == "oversub"]
+    assert oversub == [1, 2, 4, 8, 16, 32, 64]
 
     ours = harness.plan(harness.Config(systems=("ours",), sections=("single", "threads")))
     assert ours and all(VARIANTS[m.variant].family == "ours" for m in ours)
@@ -79,6 +90,11 @@ def _fake_worker(kind, params, timeout):
     family = VARIANTS[params["variant"]].family
     if kind in ("single", "vector"):
         return {"steps_per_s": base[family] * params.get("threads", 1)}
+    if kind == "policy":
+        ceiling = 400.0
+        if params["variant"] == "policy-alone":
+            return {"steps_per_s": ceiling}
+        return {"steps_per_s": ceiling * base[family] / (base[family] + 100.0)}
     if kind == "reset":
         return {"ms_per_reset": 10000.0 / base[family]}
     if kind == "memory":
@@ -232,6 +248,8 @@ def test_doc_generator_on_synthetic_json(tmp_path):
     assert "reinfors-gym bench --out docs" in text
     assert "Placeholder" in text
     assert "| comparison | ours | anchor | ratio |" in text
+    assert "of the ceiling" in text and "of num_threads=1" in text
+    assert "of the 2-thread rate" in text
     assert "![" not in text  # no charts beside the page: none linked
 
     # The maintainer's profile text survives regeneration.
@@ -255,7 +273,12 @@ def test_charts_or_note(tmp_path):
     doc = _synthetic_doc(trials=1)
     written, note = report.charts(doc, tmp_path / "img")
     if note is None:
-        assert {p.name for p in written} >= {"bench_threads.png", "bench_num_envs.png"}
+        assert {p.name for p in written} >= {
+            "bench_threads.png",
+            "bench_num_envs.png",
+            "bench_policy.png",
+            "bench_oversub.png",
+        }
         assert all(p.stat().st_size > 0 for p in written)
     else:
         assert written == [] and "matplotlib" in note

@@ -28,7 +28,17 @@ from .systems import FAMILIES, VARIANTS, missing_requirement
 
 SCHEMA = "reinfors-gym-bench/1"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
-SECTIONS_ORDER = ("single", "threads", "num_envs", "reset", "memory", "collector", "overlap")
+SECTIONS_ORDER = (
+    "single",
+    "threads",
+    "policy",
+    "oversub",
+    "num_envs",
+    "reset",
+    "memory",
+    "collector",
+    "overlap",
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +52,10 @@ class Section:
 SECTIONS = {
     "single": Section("Single env, single thread", "steps_per_s", "steps/s", True),
     "threads": Section("Vector env: steps/s vs threads", "steps_per_s", "steps/s", True),
+    "policy": Section(
+        "Policy in the loop (CleanRL-style rollout, Nature CNN)", "steps_per_s", "steps/s", True
+    ),
+    "oversub": Section("Vector env: more threads than cores", "steps_per_s", "steps/s", True),
     "num_envs": Section("Vector env: steps/s vs num_envs", "steps_per_s", "steps/s", True),
     "reset": Section("Reset cost", "ms_per_reset", "ms/reset", False),
     "memory": Section("Memory per env", "mib_per_env", "MiB/env", False),
@@ -225,6 +239,9 @@ class Config:
     threads: tuple[int, ...] = ()  # default: 1..cores
     env_counts: tuple[int, ...] = (1, 16, 64, 256, 1024)
     env_threads: int = 0  # default: cores
+    policy_envs: int = 8
+    oversub_envs: int = 16
+    oversub_threads: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
     memory_envs: tuple[int, ...] = (16, 64, 256)
     async_memory_envs: tuple[int, ...] = (4, 8)
     resets: int = 30
@@ -242,6 +259,7 @@ class Config:
             warmup=0.2,
             vector_envs=4,
             env_counts=(1, 16, 256),
+            oversub_threads=(2, 64),
             memory_envs=(64,),
             async_memory_envs=(2,),
             resets=8,
@@ -310,6 +328,15 @@ def plan(config: Config) -> list[Measurement]:
         add("threads", "vector", "envpool", num_envs=c.vector_envs, threads=t, **timing)
     # AsyncVectorEnv runs one process per env; `threads` records the cores it had.
     add("threads", "vector", "gymnasium-async", num_envs=c.vector_envs, threads=cores, **timing)
+    # The loop users run: threads=0 is each env's default; the policy alone is the ceiling.
+    pol = {"num_envs": c.policy_envs, **timing}
+    add("policy", "policy", "policy-alone", threads=0, **pol)
+    add("policy", "policy", "ours-vector", threads=0, **pol)
+    add("policy", "policy", "ours-vector", threads=1, **pol)
+    add("policy", "policy", "envpool", threads=cores, **pol)
+    add("policy", "policy", "gymnasium-async", threads=cores, **pol)
+    for t in c.oversub_threads:
+        add("oversub", "vector", "ours-vector", num_envs=c.oversub_envs, threads=t, **timing)
     for n in c.env_counts:
         add("num_envs", "vector", "ours-vector", num_envs=n, threads=c.env_threads, **timing)
     add("reset", "reset", "ours-gym", resets=c.resets)
@@ -455,6 +482,29 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     f"({p['num_envs']} processes)"
                 )
             add(what, find("threads", "ours-vector", **p), r)
+    ours_policy = find("policy", "ours-vector", threads=0)
+    for anchor, meaning in (
+        (find("policy", "policy-alone"), "of the ceiling"),
+        (find("policy", "ours-vector", threads=1), "of num_threads=1"),
+        (find("policy", "envpool"), "faster"),
+        (find("policy", "gymnasium-async"), "faster"),
+    ):
+        if anchor is not None:
+            what = f"policy in the loop, {anchor['params']['num_envs']} envs, default threads: "
+            what += f"vs {anchor['label']}" + (
+                ", num_threads=1" if anchor["variant"] == "ours-vector" else ""
+            )
+            add(what, ours_policy, anchor, meaning=meaning)
+    two = find("oversub", "ours-vector", threads=2)
+    for r in live:
+        if r["section"] == "oversub" and r["params"]["threads"] > 2:
+            add(
+                f"{r['params']['num_envs']} envs, num_threads={r['params']['threads']} "
+                "vs num_threads=2",
+                r,
+                two,
+                meaning="of the 2-thread rate",
+            )
     add(
         "reset(seed) vs Gymnasium CarRacing-v3",
         find("reset", "ours-gym"),

@@ -11,6 +11,8 @@ from .harness import SECTIONS
 
 CHARTS = {
     "threads": "bench_threads.png",
+    "policy": "bench_policy.png",
+    "oversub": "bench_oversub.png",
     "num_envs": "bench_num_envs.png",
     "single": "bench_single.png",
 }
@@ -35,6 +37,10 @@ def fmt_ratio(value: float) -> str:
 
 def config_text(params: dict[str, Any], variant: str = "") -> str:
     shown = {k: v for k, v in params.items() if k not in ("seconds", "warmup")}
+    if shown.get("threads") == 0:
+        shown["threads"] = "default"
+    if variant == "policy-alone":
+        shown.pop("threads", None)
     if variant == "gymnasium-async" and "threads" in shown:
         shown = {
             "num_envs": shown.get("num_envs"),
@@ -208,6 +214,50 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         written.append(img_dir / CHARTS["single"])
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
+    # policy in the loop: bars, the ceiling first
+    rows = [r for r in section_rows(doc, "policy") if not r["skipped"] and r["stats"]]
+    if rows:
+        fig, ax = plt.subplots(figsize=(6.4, 3.6))
+        names = [f"{r['label']} ({config_text(r['params'], r['variant'])})" for r in rows]
+        med = [r["stats"]["steps_per_s"]["median"] for r in rows]
+        lo = [m - r["stats"]["steps_per_s"]["min"] for m, r in zip(med, rows, strict=True)]
+        hi = [r["stats"]["steps_per_s"]["max"] - m for m, r in zip(med, rows, strict=True)]
+        colors = [
+            "tab:green" if r["variant"] == "policy-alone"
+            else "tab:blue" if r["family"] == "ours" else "tab:gray"
+            for r in rows
+        ]  # fmt: skip
+        ax.barh(names, med, xerr=[lo, hi], color=colors, capsize=3)
+        ax.invert_yaxis()
+        ax.tick_params(axis="y", labelsize=7)
+        ax.set_xlabel("env steps/s, a Nature-CNN policy between steps")
+        n = rows[0]["params"]["num_envs"]
+        ax.set_title(f"Policy in the loop, {n} envs\n{subtitle}", fontsize=10)
+        ax.grid(axis="x", alpha=0.3)
+        fig.tight_layout()
+        written.append(img_dir / CHARTS["policy"])
+        fig.savefig(written[-1], dpi=110)
+        plt.close(fig)
+
+    # oversubscription
+    xs, ys, lo, hi = series("oversub", "ours-vector", "threads")
+    if xs:
+        n = section_rows(doc, "oversub")[0]["params"]["num_envs"]
+        fig, ax = plt.subplots(figsize=(6.4, 4.2))
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label_of("ours-vector"))
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(xs)
+        ax.set_xticklabels([str(x) for x in xs])
+        ax.set_xlabel(f"num_threads requested ({machine.get('cores', '?')} cores)")
+        ax.set_ylabel("env steps/s")
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"More threads than cores, {n} envs\n{subtitle}", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        written.append(img_dir / CHARTS["oversub"])
+        fig.savefig(written[-1], dpi=110)
+        plt.close(fig)
     return written, None
 
 
@@ -257,6 +307,17 @@ CONDITIONS = """\
   (cached zero logits and values), so the figure is the collector's own cost: stepping,
   sampling, recording and GAE. Our raw vector env row (discrete, `SAME_STEP`, no copies) at
   the same games and threads is the ceiling the collector can approach.
+- **Policy in the loop.** The loop users run: a CleanRL-style rollout (obs -> `torch` ->
+  action -> `envs.step`) with CleanRL's continuous-action Nature-CNN agent (3 conv layers, a
+  512-unit layer, Gaussian and value heads; random weights, `torch.no_grad()`), torch using every
+  core (`torch.set_num_threads(cores)`, its default), 8 envs, the Gaussian sample clipped to the
+  action box. Every system gets the same agent and the same loop; ours and EnvPool take the
+  `(8, 96, 96, 3)` uint8 batch straight, AsyncVectorEnv runs one process per env. "The policy
+  alone" runs the agent on a fixed batch with no env at all: the loop's ceiling on this machine.
+  Ours is shown with its default `num_threads` (the cores) and with `num_threads=1`.
+- **More threads than cores.** The tight vector loop at 16 envs with `num_threads` from 1 to 64
+  requested; ours uses at most one thread per available core (and per env), so asking for more
+  must not cost anything.
 - **Overlap.** A training step is modelled as a GIL-free sleep as long as one collection (as a
   GPU update would be); streaming should approach `max(collect, train)` rather than their sum.
 - **Memory** is what a vector env adds to its process(es) after reset and 20 steps, divided by
