@@ -148,10 +148,9 @@ fn run_together<T: Send>(
     jobs: Vec<T>,
     work: impl Fn(T) -> Result<()> + Sync,
 ) -> (Result<()>, Option<Duration>) {
-    // A helper still awake from the last batch stops polling and picks this one up.
-    h.batches.fetch_add(1, Ordering::Release);
     let count = jobs.len();
     if count <= 1 {
+        h.batches.fetch_add(1, Ordering::Release); // nothing for a helper that stays awake
         let start = Instant::now();
         let outcome = run_alone(jobs, work);
         return (outcome, Some(start.elapsed()));
@@ -174,6 +173,9 @@ fn run_together<T: Send>(
                 unfinished.fetch_sub(1, Ordering::Release);
             });
         }
+        // Only now, with the jobs queued, does a helper still awake from the last batch stop
+        // polling: it finds them at once instead of searching an empty queue.
+        h.batches.fetch_add(1, Ordering::Release);
         let mut own = (Duration::ZERO, 0u32);
         while let Some((k, job)) = queue.take() {
             let start = Instant::now();
