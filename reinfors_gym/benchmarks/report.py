@@ -177,25 +177,32 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
 
-    # throughput vs num_envs
-    xs, ys, lo, hi = series("num_envs", "ours-vector", "num_envs")
-    if xs:
-        threads = section_rows(doc, "num_envs")[0]["params"]["threads"]
+    def log2_line_chart(section: str, x: str, xlabel: str, title: str) -> None:
+        """Ours' throughput against a doubling parameter (num_envs, requested threads)."""
+        xs, ys, lo, hi = series(section, "ours-vector", x)
+        if not xs:
+            return
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label_of("ours-vector"))
         ax.set_xscale("log", base=2)
         ax.set_xticks(xs)
-        ax.set_xticklabels([str(x) for x in xs])
-        ax.set_xlabel("num_envs")
+        ax.set_xticklabels([str(v) for v in xs])
+        ax.set_xlabel(xlabel)
         ax.set_ylabel("env steps/s")
         ax.set_ylim(bottom=0)
-        ax.set_title(f"Throughput vs num_envs, {threads} threads\n{subtitle}", fontsize=10)
+        ax.set_title(f"{title}\n{subtitle}", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         fig.tight_layout()
-        written.append(img_dir / CHARTS["num_envs"])
+        written.append(img_dir / CHARTS[section])
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
+
+    if section_rows(doc, "num_envs"):
+        threads = section_rows(doc, "num_envs")[0]["params"]["threads"]
+        log2_line_chart(
+            "num_envs", "num_envs", "num_envs", f"Throughput vs num_envs, {threads} threads"
+        )
 
     # single env
     rows = [r for r in section_rows(doc, "single") if not r["skipped"] and r["stats"]]
@@ -239,25 +246,14 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         fig.savefig(written[-1], dpi=110)
         plt.close(fig)
 
-    # oversubscription
-    xs, ys, lo, hi = series("oversub", "ours-vector", "threads")
-    if xs:
+    if section_rows(doc, "oversub"):
         n = section_rows(doc, "oversub")[0]["params"]["num_envs"]
-        fig, ax = plt.subplots(figsize=(6.4, 4.2))
-        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=label_of("ours-vector"))
-        ax.set_xscale("log", base=2)
-        ax.set_xticks(xs)
-        ax.set_xticklabels([str(x) for x in xs])
-        ax.set_xlabel(f"num_threads requested ({machine.get('cores', '?')} cores)")
-        ax.set_ylabel("env steps/s")
-        ax.set_ylim(bottom=0)
-        ax.set_title(f"More threads than cores, {n} envs\n{subtitle}", fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-        fig.tight_layout()
-        written.append(img_dir / CHARTS["oversub"])
-        fig.savefig(written[-1], dpi=110)
-        plt.close(fig)
+        log2_line_chart(
+            "oversub",
+            "threads",
+            f"num_threads requested ({machine.get('cores', '?')} cores)",
+            f"More threads than cores, {n} envs",
+        )
     return written, None
 
 
