@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
-use crate::pacing::{Mode, Pacer};
+use crate::pacing::{Mode, Pacer, Plan};
 
 /// Threads worth using for `requested` threads on batches of at most `max_jobs` jobs: never
 /// more than the jobs, nor more than the cores this process may run on (more threads than
@@ -99,17 +99,15 @@ impl Executor {
         let Some(h) = &mut self.helpers else {
             return run_alone(jobs, work);
         };
-        let mode = h.pacer.begin(Instant::now());
+        let Plan { mode, linger } = h.pacer.begin(Instant::now());
         let (outcome, alone) = match mode {
             Mode::Alone => {
                 h.batches.fetch_add(1, Ordering::Release); // no helper needs to stay awake
                 (run_alone(jobs, work), None)
             }
-            Mode::Together => run_together(h, self.threads, jobs, work),
+            Mode::Together => run_together(h, self.threads, jobs, work, linger),
         };
-        if let Some(linger) = h.pacer.end(Instant::now(), mode, alone) {
-            stay_awake(h, linger);
-        }
+        h.pacer.end(Instant::now(), alone);
         outcome
     }
 
@@ -125,7 +123,7 @@ impl Executor {
             None => run_alone(jobs, work),
             Some(h) => {
                 h.pacer.interrupt();
-                run_together(h, self.threads, jobs, work).0
+                run_together(h, self.threads, jobs, work, None).0
             }
         }
     }
@@ -140,13 +138,15 @@ fn run_alone<T>(jobs: Vec<T>, work: impl Fn(T) -> Result<()>) -> Result<()> {
     failures.into_result()
 }
 
-/// The calling thread and up to `threads - 1` helpers take jobs until none is left. Also
-/// returns how long the caller alone would have taken: its own time per job, times the jobs.
+/// The calling thread and up to `threads - 1` helpers take jobs until none is left; then
+/// helpers stay awake for `linger`, if given. Also returns how long the caller alone would
+/// have taken: its own time per job, times the jobs.
 fn run_together<T: Send>(
     h: &Helpers,
     threads: usize,
     jobs: Vec<T>,
     work: impl Fn(T) -> Result<()> + Sync,
+    linger: Option<Duration>,
 ) -> (Result<()>, Option<Duration>) {
     let count = jobs.len();
     if count <= 1 {
@@ -156,7 +156,6 @@ fn run_together<T: Send>(
         return (outcome, Some(start.elapsed()));
     }
     let failures = Failures::default();
-    let helpers = (threads - 1).min(jobs.len() - 1);
     let queue = JobQueue::new(jobs);
     let drain = || {
         while let Some((k, job)) = queue.take() {
@@ -164,15 +163,14 @@ fn run_together<T: Send>(
         }
     };
     // Helpers that have not yet finished their share (or not yet started).
-    let unfinished = AtomicUsize::new(helpers);
+    let unfinished = AtomicUsize::new(threads - 1);
     let mut caller_time = None;
     h.pool.in_place_scope(|scope| {
-        for _ in 0..helpers {
-            scope.spawn(|_| {
-                drain();
-                unfinished.fetch_sub(1, Ordering::Release);
-            });
-        }
+        // One job in each helper's own queue, where it looks first.
+        scope.spawn_broadcast(|_, _| {
+            drain();
+            unfinished.fetch_sub(1, Ordering::Release);
+        });
         // Only now, with the jobs queued, does a helper still awake from the last batch stop
         // polling: it finds them at once instead of searching an empty queue.
         h.batches.fetch_add(1, Ordering::Release);
@@ -183,6 +181,10 @@ fn run_together<T: Send>(
             own = (own.0 + start.elapsed(), own.1 + 1);
         }
         caller_time = (own.1 > 0).then(|| own.0 / own.1 * count as u32);
+        // Queued now, while helpers finish their last jobs: each runs it after its share.
+        if let Some(linger) = linger {
+            stay_awake(h, linger);
+        }
         // The last jobs run on helpers and take microseconds: wait for them by polling, not
         // by sleeping in the scope's latch, whose wake-up costs as much again. A helper that
         // has not even started soon is asleep: then the scope's blocking wait takes over.

@@ -127,9 +127,18 @@ impl Default for Pacer {
     }
 }
 
+/// How a batch runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Plan {
+    pub mode: Mode,
+    /// How long helpers should stay awake after their share of this batch, waiting for the
+    /// next one (`None`: batches do not come back to back, let them sleep).
+    pub linger: Option<Duration>,
+}
+
 impl Pacer {
-    /// A batch starts now: records the cycle that just ended and chooses this batch's mode.
-    pub fn begin(&mut self, now: Instant) -> Mode {
+    /// A batch starts now: records the cycle that just ended and plans this batch.
+    pub fn begin(&mut self, now: Instant) -> Plan {
         let previous = self.last_start.map(|(_, mode)| mode);
         if let Some((start, mode)) = self.last_start {
             let cycle = now.saturating_duration_since(start);
@@ -153,7 +162,13 @@ impl Pacer {
         // A cycle is timed only if the batch before it ran the same way.
         self.settled = previous == Some(mode);
         self.last_start = Some((now, mode));
-        mode
+        let back_to_back = self.gap.filter(|&g| g <= BACK_TO_BACK_GAP);
+        Plan {
+            mode,
+            linger: back_to_back
+                .filter(|_| mode == Mode::Together)
+                .map(|g| (g * 4).min(MAX_LINGER)),
+        }
     }
 
     fn choose(&mut self, previous: Option<Mode>) -> Mode {
@@ -203,10 +218,8 @@ impl Pacer {
     }
 
     /// The batch ended now; `alone` is how long it would have taken the caller alone (for a
-    /// batch run together: the caller's own time per job times the jobs). Returns how long
-    /// helpers should stay awake for the next batch (`None`: batches do not come back to back,
-    /// let them sleep).
-    pub fn end(&mut self, now: Instant, mode: Mode, alone: Option<Duration>) -> Option<Duration> {
+    /// batch run together: the caller's own time per job times the jobs).
+    pub fn end(&mut self, now: Instant, alone: Option<Duration>) {
         self.pending_delta = match (self.last_start, alone) {
             (Some((start, _)), Some(alone)) => {
                 let took = now.saturating_duration_since(start);
@@ -215,8 +228,6 @@ impl Pacer {
             _ => None,
         };
         self.last_end = Some(now);
-        let gap = self.gap?;
-        (mode == Mode::Together && gap <= BACK_TO_BACK_GAP).then(|| (gap * 4).min(MAX_LINGER))
     }
 }
 
@@ -236,15 +247,11 @@ mod tests {
         let mut now = Instant::now();
         let mut counts = [0usize; 2];
         for _ in 0..n {
-            let mode = p.begin(now);
+            let mode = p.begin(now).mode;
             counts[mode.index()] += 1;
             let took = batch(mode);
             now += took;
-            p.end(
-                now,
-                mode,
-                (mode == Mode::Together).then(|| alone_estimate(took)),
-            );
+            p.end(now, (mode == Mode::Together).then(|| alone_estimate(took)));
             now += gap;
         }
         (counts[0], counts[1], p)
@@ -317,21 +324,30 @@ mod tests {
     #[test]
     fn helpers_linger_only_while_batches_come_back_to_back() {
         let us = Duration::from_micros;
-        let (.., mut p) = simulate(50, |_| us(100), us(20), |t| t);
-        let now = Instant::now() + Duration::from_secs(1);
-        let linger = p
-            .end(now, Mode::Together, None)
-            .expect("back to back: linger");
-        assert!(linger <= MAX_LINGER && linger >= us(20), "{linger:?}");
-        assert_eq!(
-            p.end(now, Mode::Alone, None),
-            None,
-            "no helpers, no lingering"
-        );
-        // The caller now works 2 ms between batches: after a few, nobody lingers.
+        // Batches 20 us apart, helpers halve them: they join, and stay awake in between.
+        let mut p = Pacer::default();
+        let mut now = Instant::now();
+        let mut lingered = 0;
+        for _ in 0..200 {
+            let plan = p.begin(now);
+            if let Some(linger) = plan.linger {
+                assert_eq!(plan.mode, Mode::Together, "no helpers, no lingering");
+                assert!(linger <= MAX_LINGER && linger >= us(20), "{linger:?}");
+                lingered += 1;
+            }
+            now += if plan.mode == Mode::Together {
+                us(100)
+            } else {
+                us(200)
+            };
+            p.end(now, None);
+            now += us(20);
+        }
+        assert!(lingered > 180, "{lingered}");
+        // The caller works 2 ms between batches: nobody lingers.
         let (.., mut p) = simulate(50, |_| us(100), us(2000), |t| t);
         let later = Instant::now() + Duration::from_secs(1);
-        assert_eq!(p.end(later, Mode::Together, None), None);
+        assert_eq!(p.begin(later).linger, None);
     }
 
     #[test]
@@ -339,7 +355,7 @@ mod tests {
         let mut p = Pacer::default();
         let t0 = Instant::now();
         p.begin(t0);
-        p.end(t0, Mode::Together, None);
+        p.end(t0, None);
         p.begin(t0 + Duration::from_secs(5));
         assert_eq!(p.windows[1].len, 0);
     }
