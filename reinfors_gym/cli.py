@@ -67,6 +67,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def bench(args: argparse.Namespace, argv: list[str]) -> int:
     from .benchmarks import harness, report
+    from .progress import ProgressBar
 
     overrides = {
         k: v
@@ -88,7 +89,12 @@ def bench(args: argparse.Namespace, argv: list[str]) -> int:
     harness.print_machine_info()
     start = time.perf_counter()
     command = "reinfors-gym " + " ".join(shlex.quote(a) for a in argv)
-    doc = harness.run_benchmarks(config, progress=lambda s: print(s, flush=True), command=command)
+    # On a terminal: a bar with the trial running and the time left, each trial's figure above
+    # it. Elsewhere (logs, CI): quiet until the report.
+    with ProgressBar(0, "trial") as bar:
+        doc = harness.run_benchmarks(
+            config, progress=bar.note if bar.enabled else None, command=command, bar=bar
+        )
     print(report.console(doc))
     if args.out:
         path = args.out / "benchmarks.json"

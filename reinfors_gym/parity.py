@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from .progress import ProgressBar
 from .testing import TrackFollower
 
 #: Action families, each a different way of driving (see `family_actions`).
@@ -353,6 +354,8 @@ def evaluate(records: list[dict[str, Any]]) -> list[Criterion]:
 
 
 def main(argv: list[str] | None = None, progress: Callable[[str], None] = print) -> None:
+    """Runs the suite, writes the results and prints the criteria. A progress bar (episodes
+    done, time left) is drawn while it runs, on a terminal only."""
     parser = argparse.ArgumentParser(description="Side-by-side parity with Gymnasium's CarRacing")
     parser.add_argument("--seeds", type=int, default=100, help="seeds per family (0..N-1)")
     parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=FAMILIES)
@@ -365,12 +368,13 @@ def main(argv: list[str] | None = None, progress: Callable[[str], None] = print)
     records = []
     start = time.perf_counter()
     total = len(args.families) * args.seeds
-    for rec in run_suite(
-        tuple(args.families), range(args.seeds), args.max_steps, args.frame_every, args.workers
-    ):
-        records.append(rec)
-        if len(records) % 10 == 0 or len(records) == total:
-            progress(f"{len(records)}/{total} episodes, {time.perf_counter() - start:.0f} s")
+    with ProgressBar(total, "episode") as bar:
+        bar.running(f"parity: {', '.join(args.families)}")
+        for rec in run_suite(
+            tuple(args.families), range(args.seeds), args.max_steps, args.frame_every, args.workers
+        ):
+            records.append(rec)
+            bar.advance()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "seeds": args.seeds,
@@ -380,7 +384,7 @@ def main(argv: list[str] | None = None, progress: Callable[[str], None] = print)
         "seconds": time.perf_counter() - start,
     }
     args.out.write_text(json.dumps({"meta": meta, "episodes": records}))
-    progress(f"wrote {args.out}")
+    progress(f"wrote {args.out} ({total} episodes in {time.perf_counter() - start:.0f} s)")
     for c in evaluate(records):
         progress(f"{'PASS' if c.passed else 'FAIL'}  {c.name}: {c.observed} ({c.tolerance})")
 

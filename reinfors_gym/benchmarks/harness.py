@@ -22,9 +22,12 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .systems import FAMILIES, VARIANTS, missing_requirement
+
+if TYPE_CHECKING:
+    from ..progress import ProgressBar
 
 SCHEMA = "reinfors-gym-bench/1"
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
@@ -371,10 +374,12 @@ def run_plan(
     progress: Callable[[str], None] | None = print,
     worker: Callable[[str, dict[str, Any], float], dict[str, Any]] = run_worker,
     retry_s: float | None = 5.0,
+    bar: ProgressBar | None = None,
 ) -> list[Measurement]:
     """Runs every measurement `trials` times, section by section, alternating the order. A
     failed trial is retried once after `retry_s` seconds (None: no retry), then the
-    measurement is reported as skipped."""
+    measurement is reported as skipped. `bar`, if given, counts trials and names the one
+    running."""
     say = progress or (lambda _msg: None)
     for m in measurements:
         missing = missing_requirement(m.variant)
@@ -382,6 +387,8 @@ def run_plan(
             m.skipped = f"not installed ({missing})"
     total = trials * sum(1 for m in measurements if not m.skipped)
     done = 0
+    if bar is not None:
+        bar.set_total(total)
     sections = list(dict.fromkeys(m.section for m in measurements))
     for section in sections:
         group = [m for m in measurements if m.section == section]
@@ -390,6 +397,8 @@ def run_plan(
                 if m.skipped:
                     continue
                 done += 1
+                if bar is not None:
+                    bar.running(f"{m.id} ({trial + 1}/{trials})")
                 start = time.perf_counter()
                 out = worker(m.kind, {"variant": m.variant, **m.params}, m.timeout)
                 if "error" in out and retry_s is not None:
@@ -398,9 +407,13 @@ def run_plan(
                     out = worker(m.kind, {"variant": m.variant, **m.params}, m.timeout)
                 took = time.perf_counter() - start
                 head = f"[{done:3d}/{total}] {m.id}  trial {trial + 1}/{trials}"
+                if bar is not None:
+                    bar.advance()
                 if "skipped" in out or "error" in out:
                     m.skipped = out.get("skipped") or f"failed: {out['error']}"
                     total -= trials - trial - 1  # its later trials will not run
+                    if bar is not None:
+                        bar.shrink(trials - trial - 1)
                     say(f"{head}: skipped ({m.skipped})")
                     continue
                 m.trials.append({k: float(v) for k, v in out.items()})
@@ -537,15 +550,17 @@ def run_benchmarks(
     config: Config,
     progress: Callable[[str], None] | None = print,
     command: str | None = None,
+    bar: ProgressBar | None = None,
 ) -> dict[str, Any]:
-    """Runs a whole benchmark and returns the results document (see `validate`)."""
+    """Runs a whole benchmark and returns the results document (see `validate`). `bar`, if
+    given, counts the trials (see `run_plan`)."""
     c = config.resolved()
     started = datetime.now(timezone.utc)
     load_before = load_average()
     measurements = plan(c)
     say = progress or (lambda _msg: None)
     say(f"{len(measurements)} measurements x {c.trials} trial(s), one process each")
-    run_plan(measurements, c.trials, progress)
+    run_plan(measurements, c.trials, progress, bar=bar)
     rows = [_row(m) for m in measurements]
     cfg = asdict(c)
     for key, value in cfg.items():

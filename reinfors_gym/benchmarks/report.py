@@ -478,11 +478,14 @@ def markdown(
         "",
         "```bash",
         "make setup                       # .venv with the extension (release) and test extras",
-        '.venv/bin/pip install "envpool>=1.2" "reinfors>=0.4" "matplotlib>=3.7"  # [bench] extra',
+        '.venv/bin/pip install "envpool>=1.2" "reinfors>=0.4" "matplotlib>=3.7" torch  # [bench], '
+        "torch for the policy section",
         f"SDL_VIDEODRIVER=dummy .venv/bin/{doc['command']}",
         ".venv/bin/python tools/gen_bench_doc.py docs/benchmarks.json docs/benchmarks.md",
         "```",
         "",
+        "On a terminal a progress bar names the trial running and the time left; off a "
+        "terminal the command is quiet until its report. "
         "`reinfors-gym bench --quick` is a < 60 s preview (one short trial each). Single "
         "sections: `python bench/bench_single.py`, `python bench/bench_vector.py`, "
         "`python bench/bench_collector.py`.",
