@@ -8,18 +8,28 @@ import numpy.typing as npt
 # NumPy's PCG64 state: (state, inc, has_uint32, uinteger).
 _RngState: TypeAlias = tuple[int, int, bool, int]
 _Color: TypeAlias = tuple[float, float, float]
+# `reinfors_gym.spec.CarRacingSpec.core_args()`: continuous, domain_randomize,
+# lap_complete_percent, max_episode_steps, frame_skip, stack_num, grayscale, height, width,
+# channels_first.
+_Spec: TypeAlias = dict[str, Any]
+# Each seed as the 32-bit words of SeedSequence's entropy (None: not reseeded).
+_SeedWords: TypeAlias = list[list[int] | None]
 
 __all__ = [
     "CarRacingCore",
     "PoolCore",
     "CollectorCore",
     "seeded_rng_state",
+    "MAX_BATCH_BYTES",
+    "MAX_NUM_ENVS",
     "STATE_SHAPE",
     "VIDEO_SHAPE",
     "WINDOW_SHAPE",
     "__version__",
 ]
 
+MAX_BATCH_BYTES: int
+MAX_NUM_ENVS: int
 STATE_SHAPE: tuple[int, int, int]
 VIDEO_SHAPE: tuple[int, int, int]
 WINDOW_SHAPE: tuple[int, int, int]
@@ -34,9 +44,8 @@ class CarRacingCore:
 
     def __new__(
         cls,
-        continuous: bool,
-        domain_randomize: bool,
-        lap_complete_percent: float,
+        *,
+        spec: _Spec,
         rng_state: _RngState,
     ) -> CarRacingCore: ...
     def rng_state(self) -> _RngState: ...
@@ -82,26 +91,20 @@ class PoolCore:
 
     def __new__(
         cls,
+        *,
+        spec: _Spec,
         num_envs: int,
         num_threads: int,
-        continuous: bool,
-        domain_randomize: bool,
-        lap_complete_percent: float,
-        max_episode_steps: int | None,
         autoreset_mode: str,
-        frame_skip: int,
-        stack_num: int,
-        grayscale: bool,
-        width: int,
-        height: int,
         entropy: list[int],
-        channels_first: bool = False,
     ) -> PoolCore: ...
     @property
     def num_threads(self) -> int: ...
+    def abandon(self) -> None:
+        """Lets go of the worker threads without tearing them down (in a forked child)."""
     def reset(
         self,
-        seeds: list[int | None],
+        seeds: _SeedWords,
         mask: list[bool] | None,
         randomize: bool | None,
         obs: npt.NDArray[np.uint8],
@@ -129,22 +132,23 @@ class CollectorCore:
 
     def __new__(
         cls,
+        *,
+        spec: _Spec,
         n_games: int,
         n_threads: int,
-        continuous: bool,
-        domain_randomize: bool,
-        lap_complete_percent: float,
-        max_episode_steps: int | None,
-        channels_first: bool,
         entropy: list[int],
         sampling_seed: int,
-        tile: float,
-        step: float,
-        off_playfield: float,
+        reward: tuple[float, float, float],
     ) -> CollectorCore: ...
     @property
     def num_threads(self) -> int: ...
-    def reset(self, seeds: list[int | None], obs: npt.NDArray[np.uint8]) -> None: ...
+    @property
+    def recorded_steps(self) -> int: ...
+    def begin(self) -> None:
+        """Starts a collection: a partial rollout left by one that ended early is dropped."""
+    def discard(self) -> None:
+        """Drops the partial rollout now; the games carry on."""
+    def reset(self, seeds: _SeedWords, obs: npt.NDArray[np.uint8]) -> None: ...
     def step(
         self,
         policy: npt.NDArray[np.float32],

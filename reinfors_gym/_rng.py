@@ -44,14 +44,25 @@ def import_state(generator: np.random.Generator, rng_state: RngState) -> None:
 
 
 def check_seed(seed: object) -> int | None:
-    """Gymnasium's seed rule (None or a non-negative int), with a clearer error. NumPy integer
-    scalars are accepted as the ints they hold."""
+    """Gymnasium's seed rule: None or a non-negative int of any size (`True` is the int 1, as
+    there). NumPy integer scalars are accepted as the ints they hold. One rule for the single
+    env, the vector env (per sub-env) and the Engine."""
     if seed is None:
         return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+    if not isinstance(seed, numbers.Integral):
         raise InvalidSeed(
             f"seed must be None or a non-negative int, got {type(seed).__name__} {seed!r}"
         )
     if int(seed) < 0:
         raise InvalidSeed(f"seed must be a non-negative int, got {int(seed)}")
     return int(seed)
+
+
+def seed_words(seed: int) -> list[int]:
+    """The 32-bit words NumPy's `SeedSequence(seed)` hashes (least significant first)."""
+    words = [seed & 0xFFFFFFFF]
+    seed >>= 32
+    while seed:
+        words.append(seed & 0xFFFFFFFF)
+        seed >>= 32
+    return words

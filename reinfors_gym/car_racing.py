@@ -7,7 +7,6 @@ the 96x96 frame are all computed in Rust with the GIL released.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import gymnasium as gym
@@ -16,8 +15,10 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 
 from . import _core
+from ._guard import CallGuard
 from ._rng import check_seed, export_state, import_state
-from .errors import ClosedEnvironmentError, InvalidAction, ResetNeeded
+from .errors import ClosedEnvironmentError, InvalidAction, InvalidConfig, ResetNeeded
+from .spec import CarRacingSpec, check_flag
 
 STATE_SHAPE: tuple[int, int, int] = tuple(_core.STATE_SHAPE)  # type: ignore[assignment]
 VIDEO_SHAPE: tuple[int, int, int] = tuple(_core.VIDEO_SHAPE)  # type: ignore[assignment]
@@ -97,28 +98,27 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
             self, render_mode, verbose, lap_complete_percent, domain_randomize, continuous
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(
+            raise InvalidConfig(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "
                 f"got {render_mode!r}"
             )
-        if isinstance(lap_complete_percent, bool) or not isinstance(
-            lap_complete_percent, numbers.Real
-        ):
-            raise ValueError(f"lap_complete_percent must be a number, got {lap_complete_percent!r}")
+        spec = CarRacingSpec.create(
+            continuous=continuous,
+            domain_randomize=domain_randomize,
+            lap_complete_percent=lap_complete_percent,
+        )
         self.render_mode = render_mode
-        self.verbose = bool(verbose)
-        self.lap_complete_percent = float(lap_complete_percent)
-        self.domain_randomize = bool(domain_randomize)
-        self.continuous = bool(continuous)
+        self.verbose = check_flag("verbose", verbose)
+        self.lap_complete_percent = spec.lap_complete_percent
+        self.domain_randomize = spec.domain_randomize
+        self.continuous = spec.continuous
         self.action_space = continuous_action_space() if self.continuous else spaces.Discrete(5)
         self.observation_space = observation_space()
+        self._guard = CallGuard("environment")
         # Gymnasium draws domain-randomised colours at construction, from the generator that
         # np_random lazily creates; doing the same keeps unseeded resets on the same stream.
         self._core = _core.CarRacingCore(
-            self.continuous,
-            self.domain_randomize,
-            self.lap_complete_percent,
-            export_state(self.np_random),
+            spec=spec.core_args(), rng_state=export_state(self.np_random)
         )
         import_state(self.np_random, self._core.rng_state())
         self._closed = False
@@ -130,6 +130,13 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
+        self._guard.enter("reset")
+        try:
+            return self._reset(seed, options)
+        finally:
+            self._guard.exit()
+
+    def _reset(self, seed: object, options: object) -> tuple[np.ndarray, dict[str, Any]]:
         self._check_open()
         seed = check_seed(seed)
         super().reset(seed=seed)
@@ -143,18 +150,25 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
                 print(RETRY_MESSAGE)
             print(f"Track generation: {len(self.track)}-tiles track")
         if self.render_mode == "human":
-            self.render()
+            self._render()
         return obs, {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        # The usual call (a float array of three finite values, episode running) is done in one
-        # call to the core; anything else, errors included, takes the checked path below.
-        if not self._closed:
-            out = self._core.step_fast(action)
-            if out is not None:
-                if self.render_mode == "human":
-                    self.render()
-                return out  # type: ignore[no-any-return]
+        self._guard.enter("step")
+        try:
+            # The usual call (a float array of three finite values, episode running) is done
+            # in one call to the core; anything else, errors included, takes the checked path.
+            if not self._closed:
+                out = self._core.step_fast(action)
+                if out is not None:
+                    if self.render_mode == "human":
+                        self._render()
+                    return out
+            return self._step_checked(action)
+        finally:
+            self._guard.exit()
+
+    def _step_checked(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         self._check_open()
         if not self._core.has_episode:
             raise ResetNeeded("step() called before reset(); call reset() first")
@@ -168,10 +182,17 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
             )
         info: dict[str, Any] = {} if lap_finished is None else {"lap_finished": lap_finished}
         if self.render_mode == "human":
-            self.render()
+            self._render()
         return obs, reward, terminated, False, info
 
     def render(self) -> np.ndarray | None:  # type: ignore[override]
+        self._guard.enter("render")
+        try:
+            return self._render()
+        finally:
+            self._guard.exit()
+
+    def _render(self) -> np.ndarray | None:
         self._check_open()
         if self.render_mode is None:
             gym.logger.warn(
@@ -191,60 +212,69 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         return None
 
     def close(self) -> None:
-        if self._window is not None:
-            import pygame
+        """Closes the env: safe from any thread at any time (a running call is waited for),
+        idempotent."""
+        guard = getattr(self, "_guard", None)
+        if guard is None:  # construction failed before the core existed
+            return
+        guard.enter_closing()
+        try:
+            if self._window is not None:
+                import pygame
 
-            pygame.display.quit()
-            pygame.quit()
-            self._window = None
-        self._closed = True
+                pygame.display.quit()
+                pygame.quit()
+                self._window = None
+            self._closed = True
+        finally:
+            guard.exit()
 
     # ----------------------------------------------------------------- accessors
 
     @property
     def track(self) -> np.ndarray:
         """Gymnasium's `track`: `(N, 4)` float64 rows of `(alpha, beta, x, y)`."""
-        return self._core.track
+        return self._query("track", lambda core: core.track)
 
     @property
     def tile_visited(self) -> np.ndarray:
         """Whether each tile has been visited (bool, one per track row)."""
-        return self._core.tile_visited
+        return self._query("tile_visited", lambda core: core.tile_visited)
 
     @property
     def road_colors(self) -> np.ndarray:
         """Current colour of each drawn road polygon (tiles and kerbs, draw order)."""
-        return self._core.road_colors
+        return self._query("road_colors", lambda core: core.road_colors)
 
     @property
     def reward(self) -> float:
         """Accumulated episode reward (Gymnasium's `env.reward`)."""
-        return self._core.reward
+        return self._query("reward", lambda core: core.reward)
 
     @property
     def tile_visited_count(self) -> int:
-        return self._core.tile_visited_count
+        return self._query("tile_visited_count", lambda core: core.tile_visited_count)
 
     @property
     def t(self) -> float:
         """Episode time. Seconds."""
-        return self._core.t
+        return self._query("t", lambda core: core.t)
 
     @property
     def new_lap(self) -> bool:
-        return self._core.new_lap
+        return self._query("new_lap", lambda core: core.new_lap)
 
     @property
     def road_color(self) -> np.ndarray:
-        return np.array(self._core.palette[0])
+        return np.array(self._query("road_color", lambda core: core.palette[0]))
 
     @property
     def bg_color(self) -> np.ndarray:
-        return np.array(self._core.palette[1])
+        return np.array(self._query("bg_color", lambda core: core.palette[1]))
 
     @property
     def grass_color(self) -> np.ndarray:
-        return np.array(self._core.palette[2])
+        return np.array(self._query("grass_color", lambda core: core.palette[2]))
 
     def car_state(self) -> dict[str, Any]:
         """A read-only snapshot of the car, in Box2D's float32 values widened to float64.
@@ -256,12 +286,24 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         ``wheel_brake``, ``wheel_steer`` (4,). Wheels are front-left, front-right, rear-left,
         rear-right. Units: world units, radians, seconds.
         """
-        self._check_open()
-        if not self._core.has_episode:
-            raise ResetNeeded("car_state() needs reset() first")
-        return self._core.car_state()
+
+        def read(core: Any) -> dict[str, Any]:
+            self._check_open()
+            if not core.has_episode:
+                raise ResetNeeded("car_state() needs reset() first")
+            return core.car_state()
+
+        return self._query("car_state", read)
 
     # ----------------------------------------------------------------- internals
+
+    def _query(self, name: str, read: Any) -> Any:
+        """A read of the core's state, admitted like any other call (one at a time)."""
+        self._guard.enter(name)
+        try:
+            return read(self._core)
+        finally:
+            self._guard.exit()
 
     def _check_open(self) -> None:
         if self._closed:

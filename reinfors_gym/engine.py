@@ -30,11 +30,11 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 import queue
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +42,9 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from ._rng import check_seed, seed_words
+from .errors import ConcurrentCallError, InvalidConfig
+from .spec import MAX_ROLLOUT_BYTES, CarRacingSpec, check_int, check_threads
 
 Infer = Callable[[np.ndarray], Any]
 
@@ -83,31 +86,6 @@ class Reward:
         return f"Reward(tile={self.tile}, step={self.step}, off_playfield={self.off_playfield})"
 
 
-@dataclass(frozen=True)
-class _CarRacingGame:
-    continuous: bool = True
-    domain_randomize: bool = False
-    lap_complete_percent: float = 0.95
-    max_episode_steps: int | None = 1000
-    layout: str = "CHW"
-
-    def __post_init__(self) -> None:
-        if self.layout not in ("CHW", "HWC"):
-            raise ValueError(f"layout must be 'CHW' or 'HWC', got {self.layout!r}")
-        if self.max_episode_steps is not None and (
-            not isinstance(self.max_episode_steps, numbers.Integral) or self.max_episode_steps < 1
-        ):
-            raise ValueError(
-                f"max_episode_steps must be a positive int or None, got {self.max_episode_steps!r}"
-            )
-        if not math.isfinite(float(self.lap_complete_percent)):
-            raise ValueError("lap_complete_percent must be finite")
-
-    @property
-    def obs_shape(self) -> tuple[int, int, int]:
-        return (3, 96, 96) if self.layout == "CHW" else (96, 96, 3)
-
-
 class games:  # noqa: N801 - a namespace, spelled like reinfors'
     """Games the engine can run."""
 
@@ -118,15 +96,28 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
         lap_complete_percent: float = 0.95,
         max_episode_steps: int | None = 1000,
         layout: str = "CHW",
-    ) -> _CarRacingGame:
+        *,
+        frame_skip: int = 1,
+        stack_num: int = 1,
+        grayscale: bool = False,
+        obs_size: tuple[int, int] = (96, 96),
+    ) -> CarRacingSpec:
         """CarRacing with pixel observations, `(3, 96, 96)` uint8 (`layout="HWC"`:
-        `(96, 96, 3)`); options as the Gymnasium env."""
-        return _CarRacingGame(
-            bool(continuous),
-            bool(domain_randomize),
-            float(lap_complete_percent),
-            max_episode_steps,
-            layout,
+        `(96, 96, 3)`); options as the Gymnasium env, plus the vector env's native
+        preprocessing (`frame_skip`, `stack_num`, `grayscale`, `obs_size`), all checked here.
+        `max_episode_steps` counts simulation steps."""
+        if layout not in ("CHW", "HWC"):
+            raise InvalidConfig(f"layout must be 'CHW' or 'HWC', got {layout!r}")
+        return CarRacingSpec.create(
+            continuous=continuous,
+            domain_randomize=domain_randomize,
+            lap_complete_percent=lap_complete_percent,
+            max_episode_steps=max_episode_steps,
+            frame_skip=frame_skip,
+            stack_num=stack_num,
+            grayscale=grayscale,
+            obs_size=obs_size,
+            channels_first=layout == "CHW",
         )
 
 
@@ -244,7 +235,7 @@ class Engine:
 
     def __init__(
         self,
-        game: _CarRacingGame | None = None,
+        game: CarRacingSpec | None = None,
         reward: Reward | None = None,
         policy: _PpoPolicy | None = None,
         learner: _PpoLearner | None = None,
@@ -252,64 +243,51 @@ class Engine:
         n_threads: int | None = None,
         seed: int | None = None,
     ):
+        # Everything is checked before anything is built.
         self.game = game if game is not None else games.CarRacing()
         self.reward = reward if reward is not None else Reward()
         self.policy = policy if policy is not None else policies.Ppo()
         self.learner = learner if learner is not None else learners.Ppo()
         for name, value, kind in (
-            ("game", self.game, _CarRacingGame),
+            ("game", self.game, CarRacingSpec),
             ("reward", self.reward, Reward),
             ("policy", self.policy, _PpoPolicy),
             ("learner", self.learner, _PpoLearner),
         ):
             if not isinstance(value, kind):
                 raise TypeError(f"{name} must come from rf.{name}s / rf.Reward, got {value!r}")
-        if isinstance(n_games, bool) or not isinstance(n_games, numbers.Integral) or n_games < 1:
-            raise ValueError(f"n_games must be a positive int, got {n_games!r}")
-        if n_threads is None:
-            n_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        if (
-            isinstance(n_threads, bool)
-            or not isinstance(n_threads, numbers.Integral)
-            or n_threads < 1
-        ):
-            raise ValueError(f"n_threads must be a positive int, got {n_threads!r}")
-        if seed is not None and (
-            isinstance(seed, bool)
-            or not isinstance(seed, numbers.Integral)
-            or not 0 <= seed <= 2**128 - 1 - n_games
-        ):
-            raise ValueError(
-                f"seed must be None or an int within 0..2**128-1-n_games, got {seed!r}"
-            )
-        self.n_games, self.n_threads, self.seed = int(n_games), int(n_threads), seed
+        self.n_games = self.game.check_batch(n_games, "n_games")
+        self.n_threads = check_threads("n_threads", n_threads)
+        self.seed = check_seed(seed)
         self.obs_shape = self.game.obs_shape
         self.continuous = self.game.continuous
         self.policy_outputs = 6 if self.continuous else 5
-        sampling_seed = secrets.randbits(64) if seed is None else (int(seed) * 0x9E3779B1) % 2**64
+        sampling_seed = (
+            secrets.randbits(64) if self.seed is None else (self.seed * 0x9E3779B1) % 2**64
+        )
         self._core = _core.CollectorCore(
-            self.n_games,
-            self.n_threads,
-            self.game.continuous,
-            self.game.domain_randomize,
-            self.game.lap_complete_percent,
-            self.game.max_episode_steps,
-            self.game.layout == "CHW",
-            [secrets.randbits(128) for _ in range(self.n_games)],
-            sampling_seed,
-            self.reward.tile,
-            self.reward.step,
-            self.reward.off_playfield,
+            spec=self.game.core_args(),
+            n_games=self.n_games,
+            n_threads=self.n_threads,
+            entropy=[secrets.randbits(128) for _ in range(self.n_games)],
+            sampling_seed=sampling_seed,
+            reward=(self.reward.tile, self.reward.step, self.reward.off_playfield),
         )
         # What the core uses: at most one thread per game and per available core.
         self.n_threads = self._core.num_threads
         self._obs = np.zeros((self.n_games, *self.obs_shape), np.uint8)
+        # `infer` sees the observations read-only: a write there would reach the batch.
+        self._obs_for_infer = self._obs.view()
+        self._obs_for_infer.flags.writeable = False
         seeds = (
-            [None] * self.n_games if seed is None else [int(seed) + g for g in range(self.n_games)]
+            [None] * self.n_games
+            if self.seed is None
+            else [seed_words(self.seed + g) for g in range(self.n_games)]
         )
         self._core.reset(seeds, self._obs)
         self.weights_version = 0
         self._busy = threading.Lock()
+        self._stream: tuple[_StreamState, threading.Thread] | None = None
 
     # ------------------------------------------------------------------ public API
 
@@ -320,8 +298,7 @@ class Engine:
     def collect(self, n_records: int, infer: Infer) -> Batch:
         """Collects one batch of `n_records` (a multiple of `n_games`) in the calling thread."""
         steps = self._steps_for(n_records)
-        if not self._busy.acquire(blocking=False):
-            raise RuntimeError("the engine is already collecting (a stream is running)")
+        self._acquire("collect()")
         try:
             return self._collect(steps, infer, stop=None)
         finally:
@@ -334,23 +311,43 @@ class Engine:
         pauses when the queue is full). Use it as a context manager or call `stop()`.
         """
         steps = self._steps_for(collect_size)
-        if isinstance(depth, bool) or not isinstance(depth, numbers.Integral) or depth < 1:
-            raise ValueError(f"depth must be a positive int, got {depth!r}")
+        depth = check_int("depth", depth, 1, 1024)
         if not callable(infer):
             raise TypeError("infer must be callable: infer(obs) -> (policy_outputs, values)")
         return CollectStream(self, steps, infer, int(depth))
 
     # ------------------------------------------------------------------ internals
 
+    def _acquire(self, call: str) -> None:
+        """Takes the engine for one collection. A stream that was stopped (or dropped) but whose
+        thread is still finishing its step is waited for; a running one is a conflict."""
+        if self._busy.acquire(blocking=False):
+            return
+        stream = self._stream
+        if stream is not None and stream[0].stop.is_set():
+            stream[1].join()
+            if self._busy.acquire(blocking=False):
+                return
+        raise ConcurrentCallError(
+            f"{call} was called while this engine is already collecting (a running stream, or "
+            "collect() in another thread); an engine runs one collection at a time"
+        )
+
     def _steps_for(self, n_records: int) -> int:
         if isinstance(n_records, bool) or not isinstance(n_records, numbers.Integral):
-            raise ValueError(f"the record count must be an int, got {n_records!r}")
-        if n_records < self.n_games or n_records % self.n_games:
-            raise ValueError(
-                f"the record count must be a positive multiple of n_games={self.n_games}, "
-                f"got {n_records}"
+            raise InvalidConfig(f"the record count must be an int, got {n_records!r}")
+        n = int(n_records)
+        if n < self.n_games or n % self.n_games:
+            raise InvalidConfig(
+                f"the record count must be a positive multiple of n_games={self.n_games}, got {n}"
             )
-        return int(n_records) // self.n_games
+        if n * self.game.obs_bytes > MAX_ROLLOUT_BYTES:
+            raise InvalidConfig(
+                f"the record count {n} would hold {n * self.game.obs_bytes / 2**30:.2f} GiB of "
+                f"observations in one batch, more than the {MAX_ROLLOUT_BYTES / 2**30:.0f} GiB "
+                "bound"
+            )
+        return n // self.n_games
 
     def _infer(self, infer: Infer, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Calls `infer` and checks its outputs against the contract."""
@@ -387,25 +384,39 @@ class Engine:
         return np.ascontiguousarray(policy), np.ascontiguousarray(values)
 
     def _collect(self, steps: int, infer: Infer, stop: threading.Event | None) -> Batch:
+        # The core starts from an empty rollout, and a collection that does not finish (an
+        # exception from `infer` or the core, a stop, Ctrl-C) drops what it recorded: a batch
+        # only ever holds its own steps.
+        self._core.begin()
+        try:
+            return self._record(steps, infer, stop)
+        except BaseException:
+            self._core.discard()
+            raise
+
+    def _record(self, steps: int, infer: Infer, stop: threading.Event | None) -> Batch:
         version = self.weights_version
         t_infer = t_env = 0.0
         start = time.perf_counter()
+        obs = self._obs_for_infer
         for _ in range(steps):
             if stop is not None and stop.is_set():
                 raise _Stopped
             t0 = time.perf_counter()
-            policy, values = self._infer(infer, self._obs)
+            policy, values = self._infer(infer, obs)
             t1 = time.perf_counter()
             truncated = self._core.step(policy, values, self._obs)
             t2 = time.perf_counter()
             t_infer += t1 - t0
             t_env += t2 - t1
             if truncated:
-                _, final_values = self._infer(infer, self._core.final_obs(truncated))
+                final_obs = self._core.final_obs(truncated)
+                final_obs.flags.writeable = False
+                _, final_values = self._infer(infer, final_obs)
                 self._core.set_final_values(truncated, final_values.tolist())
                 t_infer += time.perf_counter() - t2
         t0 = time.perf_counter()
-        _, bootstrap = self._infer(infer, self._obs)
+        _, bootstrap = self._infer(infer, obs)
         t_infer += time.perf_counter() - t0
         fields = self._core.finish(bootstrap.tolist(), self.learner.gamma, self.learner.lam)
         elapsed = time.perf_counter() - start
@@ -446,72 +457,63 @@ class CollectStream:
       the next step boundary and joins the thread. What is delivered: every batch completed
       before the stop stays available to ``next()``; the batch being collected at that moment
       is discarded (``discarded_batches`` counts it); then ``next()`` raises StopIteration.
+    - A stream dropped without ``stop()`` stops the same way once it is garbage: its thread
+      holds no reference to it.
+    - Whatever ends a collection early, the engine's next batch (from a new stream or
+      ``collect``) holds only steps collected for it, ``collect_size / n_games`` per game.
     """
 
     def __init__(self, engine: Engine, steps: int, infer: Infer, depth: int):
-        if not engine._busy.acquire(blocking=False):
-            raise RuntimeError("the engine is already collecting")
+        engine._acquire("collect_stream()")
         self._engine = engine
-        self._steps = steps
-        self._infer = infer
-        self._queue: queue.Queue[Any] = queue.Queue()
-        self._slots = threading.Semaphore(depth)
-        self._stop = threading.Event()
-        self._done = threading.Event()
-        self.discarded_batches = 0
-        self.delivered_batches = 0
+        self._state = _StreamState(depth)
         self._thread = threading.Thread(
-            target=self._produce, name="reinfors-gym-collector", daemon=True
+            target=_produce,
+            args=(engine, steps, infer, self._state),
+            name="reinfors-gym-collector",
+            daemon=True,
         )
+        engine._stream = (self._state, self._thread)
         self._thread.start()
+        # Dropped without stop(): the producer sees the flag at its next step and ends.
+        weakref.finalize(self, self._state.stop.set)
 
-    def _produce(self) -> None:
-        try:
-            while not self._stop.is_set():
-                # Wait for room in the queue, but stay responsive to stop().
-                while not self._slots.acquire(timeout=0.05):
-                    if self._stop.is_set():
-                        return
-                try:
-                    batch = self._engine._collect(self._steps, self._infer, self._stop)
-                except _Stopped:
-                    self.discarded_batches += 1
-                    return
-                self._queue.put(batch)
-        except BaseException as e:  # noqa: BLE001 - handed to the consumer
-            self._queue.put(_Failure(e))
-        finally:
-            self._done.set()
-            self._queue.put(_END)
-            self._engine._busy.release()
+    @property
+    def discarded_batches(self) -> int:
+        return self._state.discarded_batches
+
+    @property
+    def delivered_batches(self) -> int:
+        return self._state.delivered_batches
 
     def __iter__(self) -> CollectStream:
         return self
 
     def __next__(self) -> Batch:
+        state = self._state
         start = time.perf_counter()
         while True:
             try:
-                item = self._queue.get(timeout=0.1)
+                item = state.queue.get(timeout=0.1)
                 break
             except queue.Empty:
                 continue
         if item is _END:
-            self._queue.put(_END)  # later calls stop too
+            state.queue.put(_END)  # later calls stop too
             raise StopIteration
         if isinstance(item, _Failure):
-            self._stop.set()
-            self._queue.put(_END)
+            state.stop.set()
+            state.queue.put(_END)
             raise item.error.with_traceback(item.error.__traceback__)
-        self._slots.release()
+        state.slots.release()
         item.telemetry["wait_seconds"] = time.perf_counter() - start
         item.telemetry["policy_lag"] = float(self._engine.weights_version - item.weights_version)
-        self.delivered_batches += 1
+        state.delivered_batches += 1
         return item
 
     def stop(self, timeout: float | None = None) -> None:
         """Stops collecting and joins the worker thread (idempotent)."""
-        self._stop.set()
+        self._state.stop.set()
         self._thread.join(timeout)
 
     @property
@@ -523,6 +525,38 @@ class CollectStream:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _StreamState:
+    """What a stream shares with its producer thread (never the stream itself, so a dropped
+    stream can be collected and its finalizer stop the thread)."""
+
+    def __init__(self, depth: int):
+        self.queue: queue.Queue[Any] = queue.Queue()
+        self.slots = threading.Semaphore(depth)
+        self.stop = threading.Event()
+        self.discarded_batches = 0
+        self.delivered_batches = 0
+
+
+def _produce(engine: Engine, steps: int, infer: Infer, state: _StreamState) -> None:
+    try:
+        while not state.stop.is_set():
+            # Wait for room in the queue, but stay responsive to stop().
+            while not state.slots.acquire(timeout=0.05):
+                if state.stop.is_set():
+                    return
+            try:
+                batch = engine._collect(steps, infer, state.stop)
+            except _Stopped:
+                state.discarded_batches += 1
+                return
+            state.queue.put(batch)
+    except BaseException as e:  # noqa: BLE001 - handed to the consumer
+        state.queue.put(_Failure(e))
+    finally:
+        state.queue.put(_END)
+        engine._busy.release()
 
 
 class _Failure:

@@ -14,6 +14,16 @@ class InvalidSeed(gym_error.Error, ValueError):
     """A seed that is not a non-negative integer (or, for vector envs, a list of them)."""
 
 
+class InvalidConfig(gym_error.Error, ValueError):
+    """A constructor argument outside its domain (the message names it and its bound)."""
+
+
+class ConcurrentCallError(gym_error.Error, RuntimeError):
+    """A call made while another call on the same object is running in another thread. An
+    environment, vector environment or engine serves one call at a time; `close()` is the
+    exception: it waits for the running call, then closes."""
+
+
 class ResetNeeded(gym_error.ResetNeeded, RuntimeError):
     """`step` or `render` called before the first `reset`."""
 
@@ -22,4 +32,11 @@ class ClosedEnvironmentError(gym_error.ClosedEnvironmentError, RuntimeError):
     """Any call after `close()` other than `close()` itself."""
 
 
-__all__ = ["ClosedEnvironmentError", "InvalidAction", "InvalidSeed", "ResetNeeded"]
+__all__ = [
+    "ClosedEnvironmentError",
+    "ConcurrentCallError",
+    "InvalidAction",
+    "InvalidConfig",
+    "InvalidSeed",
+    "ResetNeeded",
+]

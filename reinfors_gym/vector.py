@@ -9,8 +9,8 @@ vector API: the three autoreset modes, `seed + i` seeding, `_key` info masks, `f
 from __future__ import annotations
 
 import numbers
-import os
 import secrets
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -22,15 +22,17 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import _core
+from ._guard import CallGuard
+from ._rng import check_seed, seed_words
 from .car_racing import FPS, VIDEO_SHAPE, continuous_action_space
-from .errors import ClosedEnvironmentError, InvalidAction, InvalidSeed
+from .errors import ClosedEnvironmentError, InvalidAction, InvalidConfig, InvalidSeed
+from .spec import CarRacingSpec, check_flag, check_threads
 
 _MODES = {
     AutoresetMode.NEXT_STEP: "next_step",
     AutoresetMode.SAME_STEP: "same_step",
     AutoresetMode.DISABLED: "disabled",
 }
-_MAX_SEED = 2**128 - 1
 
 
 def _parse_autoreset_mode(mode: object) -> AutoresetMode:
@@ -42,19 +44,9 @@ def _parse_autoreset_mode(mode: object) -> AutoresetMode:
         for m in AutoresetMode:
             if key in (m.value.lower(), m.name.replace("_", "").lower()):
                 return m
-    raise ValueError(
+    raise InvalidConfig(
         f"autoreset_mode must be one of {[m.value for m in AutoresetMode]}, got {mode!r}"
     )
-
-
-def _check_seed(seed: object) -> int | None:
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise InvalidSeed(f"seeds must be None or non-negative ints, got {seed!r}")
-    if not 0 <= int(seed) <= _MAX_SEED:
-        raise InvalidSeed(f"seeds must be within 0..2**128-1, got {int(seed)}")
-    return int(seed)
 
 
 class _SubEnv:
@@ -64,8 +56,18 @@ class _SubEnv:
     _READ_ONLY = ("continuous", "domain_randomize", "lap_complete_percent", "render_mode")
 
     def __init__(self, owner: CarRacingVectorEnv, index: int):
-        self._owner, self._index = owner, index
+        # A weak reference: the vector env holds its sub-envs, and a cycle back would keep a
+        # dropped vector env (and its threads) alive until the cyclic GC runs.
+        self._owner_ref = weakref.ref(owner)
+        self._index = index
         self._extra: dict[str, Any] = {}
+
+    @property
+    def _owner(self) -> CarRacingVectorEnv:
+        owner = self._owner_ref()
+        if owner is None:
+            raise ClosedEnvironmentError("the vector environment of this sub-env is gone")
+        return owner
 
     @property
     def track(self) -> np.ndarray:
@@ -82,6 +84,12 @@ class _SubEnv:
     @property
     def t(self) -> float:
         return self._owner._pool.env_scalars(self._index)[2]
+
+    @property
+    def np_random_seed(self) -> int:
+        """The seed of this sub-env's generator (the entropy it was made from, or the seed
+        of its last seeded reset), as Gymnasium's `Env.np_random_seed`."""
+        return self._owner._seeds[self._index]
 
     def render(self) -> np.ndarray | None:
         return self._owner._render_one(self._index)
@@ -142,69 +150,52 @@ class CarRacingVectorEnv(VectorEnv):
         channels_first: bool = False,
         copy: bool = True,
     ):
-        def positive_int(name: str, value: object) -> int:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-            return int(value)
-
-        self.num_envs = positive_int("num_envs", num_envs)
-        if num_threads is None:
-            num_threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
-        num_threads = positive_int("num_threads", num_threads)
+        # Every argument is checked before anything is allocated (see `spec.py`).
+        self._spec = spec = CarRacingSpec.create(
+            continuous=continuous,
+            domain_randomize=domain_randomize,
+            lap_complete_percent=lap_complete_percent,
+            max_episode_steps=max_episode_steps,
+            frame_skip=frame_skip,
+            stack_num=stack_num,
+            grayscale=grayscale,
+            obs_size=obs_size,
+            channels_first=channels_first,
+        )
+        self.num_envs = spec.check_batch(num_envs)
+        num_threads = check_threads("num_threads", num_threads)
         self.autoreset_mode = _parse_autoreset_mode(autoreset_mode)
-        if max_episode_steps is not None:
-            max_episode_steps = positive_int("max_episode_steps", max_episode_steps)
         if render_mode not in (None, "rgb_array", "state_pixels"):
-            raise ValueError(
+            raise InvalidConfig(
                 f"render_mode must be None, 'rgb_array' or 'state_pixels', got {render_mode!r}"
             )
-        if (
-            not isinstance(obs_size, (tuple, list))
-            or len(obs_size) != 2
-            or not all(isinstance(v, numbers.Integral) and v >= 1 for v in obs_size)
-        ):
-            raise ValueError(f"obs_size must be (height, width) positive ints, got {obs_size!r}")
-        height, width = int(obs_size[0]), int(obs_size[1])
         self.render_mode = render_mode
-        self.continuous = bool(continuous)
-        self.domain_randomize = bool(domain_randomize)
-        self.lap_complete_percent = float(lap_complete_percent)
-        self.verbose = bool(verbose)
-        self.max_episode_steps = max_episode_steps
-        self.frame_skip = positive_int("frame_skip", frame_skip)
-        self.stack_num = positive_int("stack_num", stack_num)
-        self.grayscale = bool(grayscale)
-        self.copy = bool(copy)
+        self.continuous = spec.continuous
+        self.domain_randomize = spec.domain_randomize
+        self.lap_complete_percent = spec.lap_complete_percent
+        self.verbose = check_flag("verbose", verbose)
+        self.max_episode_steps = spec.max_episode_steps
+        self.frame_skip = spec.frame_skip
+        self.stack_num = spec.stack_num
+        self.grayscale = spec.grayscale
+        self.channels_first = spec.channels_first
+        self.copy = check_flag("copy", copy)
         self.metadata = {
             "render_modes": ["rgb_array", "state_pixels"],
             "render_fps": FPS // self.frame_skip,
             "autoreset_mode": self.autoreset_mode,
         }
-
-        self.channels_first = bool(channels_first)
-        if self.grayscale:
-            frame_shape: tuple[int, ...] = (height, width)
-        elif self.channels_first:
-            frame_shape = (3, height, width)
-        else:
-            frame_shape = (height, width, 3)
-        obs_shape = frame_shape if self.stack_num == 1 else (self.stack_num, *frame_shape)
-        # The core validates sizes first: Gymnasium's Box allocates full low/high arrays.
+        obs_shape = spec.obs_shape
+        self._guard = CallGuard("vector environment")
+        # Each sub-env's generator seed (Gymnasium's `np_random_seed`): OS entropy until a
+        # seeded reset, as an unseeded Gymnasium env draws it.
+        self._seeds = [secrets.randbits(128) for _ in range(self.num_envs)]
         self._pool = _core.PoolCore(
-            self.num_envs,
-            num_threads,
-            self.continuous,
-            self.domain_randomize,
-            self.lap_complete_percent,
-            max_episode_steps,
-            _MODES[self.autoreset_mode],
-            self.frame_skip,
-            self.stack_num,
-            self.grayscale,
-            width,
-            height,
-            [secrets.randbits(128) for _ in range(self.num_envs)],
-            self.channels_first,
+            spec=spec.core_args(),
+            num_envs=self.num_envs,
+            num_threads=num_threads,
+            autoreset_mode=_MODES[self.autoreset_mode],
+            entropy=self._seeds,
         )
         self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
         self.single_action_space = (
@@ -243,17 +234,34 @@ class CarRacingVectorEnv(VectorEnv):
     def reset(
         self, *, seed: int | list[int | None] | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        self.reset_async(seed=seed, options=options, _run_now=True)
-        return self.reset_wait()
+        self._guard.enter("reset")
+        try:
+            self._reset_async(seed, options, run_now=True)
+            return self._reset_wait(None)
+        finally:
+            self._guard.exit()
 
     def reset_async(
         self,
         seed: int | list[int | None] | None = None,
         options: dict[str, Any] | None = None,
-        *,
-        _run_now: bool = False,
     ) -> None:
         """Starts a reset in the background; collect it with :meth:`reset_wait`."""
+        self._guard.enter("reset_async")
+        try:
+            self._reset_async(seed, options, run_now=False)
+        finally:
+            self._guard.exit()
+
+    def reset_wait(self, timeout: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+        """Finishes :meth:`reset_async`."""
+        self._guard.enter("reset_wait")
+        try:
+            return self._reset_wait(timeout)
+        finally:
+            self._guard.exit()
+
+    def _reset_async(self, seed: object, options: object, run_now: bool) -> None:
         self._check_ready()
         seeds = self._seed_list(seed)
         mask = None
@@ -266,18 +274,22 @@ class CarRacingVectorEnv(VectorEnv):
             if "randomize" in options:
                 randomize = bool(options["randomize"])
         self._reset_mask = mask
+        for i, s in enumerate(seeds):
+            if s is not None and (mask is None or mask[i]):
+                self._seeds[i] = s
         # A partial reset keeps the other sub-envs' latest observations.
         obs = self._next_obs() if mask is None or not self.copy else self._obs.copy()
-        args = (seeds, None if mask is None else mask.tolist(), randomize, obs)
+        words = [None if s is None else seed_words(s) for s in seeds]
+        args = (words, None if mask is None else mask.tolist(), randomize, obs)
+        pool = self._pool
 
         def work() -> np.ndarray:
-            self._pool.reset(*args)
+            pool.reset(*args)
             return obs
 
-        self._start("reset", work, run_now=_run_now)
+        self._start("reset", work, run_now=run_now)
 
-    def reset_wait(self, timeout: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Finishes :meth:`reset_async`."""
+    def _reset_wait(self, timeout: float | None) -> tuple[np.ndarray, dict[str, Any]]:
         self._obs = self._finish("reset", timeout)
         mask = self._reset_mask
         if mask is None:
@@ -289,6 +301,12 @@ class CarRacingVectorEnv(VectorEnv):
             self._truncations[mask] = False
         return self._obs, {}
 
+    @property
+    def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
+        """Each sub-env's generator seed, as `SyncVectorEnv.np_random_seed` reports it."""
+        self._check_open()
+        return tuple(self._seeds)
+
     # ------------------------------------------------------------------ step
 
     def step(
@@ -297,24 +315,37 @@ class CarRacingVectorEnv(VectorEnv):
         # The synchronous path calls the core directly: no future, and the action checks the
         # core repeats anyway are left to it (see `_run_step`). Per-batch Python time is
         # what limits thread scaling on small batches.
-        self._check_steppable()
-        obs = self._next_obs()
-        flags = self._run_step(self._coerce_actions(actions, check_values=False), actions, obs)
-        return self._step_result(flags, obs)
+        self._guard.enter("step")
+        try:
+            self._check_steppable()
+            obs = self._next_obs()
+            acts = self._coerce_actions(actions, check_values=False)
+            flags = self._run_step(acts, actions, obs)
+            return self._step_result(flags, obs)
+        finally:
+            self._guard.exit()
 
     def step_async(self, actions: Any) -> None:
         """Starts stepping with `actions` in the background; collect with :meth:`step_wait`."""
-        self._check_steppable()
-        acts = self._coerce_actions(actions)
-        obs = self._next_obs()
-        self._start("step", lambda: (self._run_step(acts, actions, obs), obs))
+        self._guard.enter("step_async")
+        try:
+            self._check_steppable()
+            acts = self._coerce_actions(actions)
+            obs = self._next_obs()
+            self._start("step", lambda: (self._run_step(acts, actions, obs), obs))
+        finally:
+            self._guard.exit()
 
     def step_wait(
         self, timeout: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         """Finishes :meth:`step_async`."""
-        flags, obs = self._finish("step", timeout)
-        return self._step_result(flags, obs)
+        self._guard.enter("step_wait")
+        try:
+            flags, obs = self._finish("step", timeout)
+            return self._step_result(flags, obs)
+        finally:
+            self._guard.exit()
 
     def _check_steppable(self) -> None:
         self._check_ready()
@@ -366,48 +397,78 @@ class CarRacingVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ the rest of the API
 
     def render(self) -> tuple[np.ndarray | None, ...] | None:
-        self._check_open()
-        if self.render_mode is None:
-            from gymnasium import logger
+        self._guard.enter("render")
+        try:
+            self._check_ready()
+            if self.render_mode is None:
+                from gymnasium import logger
 
-            logger.warn("You are calling render method without specifying any render mode.")
-            return None
-        return tuple(self._render_one(i) for i in range(self.num_envs))
+                logger.warn("You are calling render method without specifying any render mode.")
+                return None
+            return tuple(self._render_one(i) for i in range(self.num_envs))
+        finally:
+            self._guard.exit()
 
     def call(self, name: str, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
         """Calls (or reads, if not callable) `name` on every sub-env."""
-        self._check_ready()
-        out = []
-        for sub in self._sub_envs:
-            attr = sub.get(name)
-            out.append(attr(*args, **kwargs) if callable(attr) else attr)
-        return tuple(out)
+        self._guard.enter("call")
+        try:
+            self._check_ready()
+            out = []
+            for sub in self._sub_envs:
+                attr = sub.get(name)
+                out.append(attr(*args, **kwargs) if callable(attr) else attr)
+            return tuple(out)
+        finally:
+            self._guard.exit()
 
     def get_attr(self, name: str) -> tuple[Any, ...]:
-        self._check_ready()
-        return tuple(sub.get(name) for sub in self._sub_envs)
+        self._guard.enter("get_attr")
+        try:
+            self._check_ready()
+            return tuple(sub.get(name) for sub in self._sub_envs)
+        finally:
+            self._guard.exit()
 
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
-        self._check_ready()
-        if not isinstance(values, (list, tuple)):
-            values = [values] * self.num_envs
-        if len(values) != self.num_envs:
-            raise ValueError(
-                f"values must have one entry per sub-env ({self.num_envs}), got {len(values)}"
-            )
-        for sub, value in zip(self._sub_envs, values, strict=True):
-            sub.set(name, value)
+        self._guard.enter("set_attr")
+        try:
+            self._check_ready()
+            if not isinstance(values, (list, tuple)):
+                values = [values] * self.num_envs
+            if len(values) != self.num_envs:
+                raise ValueError(
+                    f"values must have one entry per sub-env ({self.num_envs}), got {len(values)}"
+                )
+            for sub, value in zip(self._sub_envs, values, strict=True):
+                sub.set(name, value)
+        finally:
+            self._guard.exit()
+
+    def close(self, **kwargs: Any) -> None:
+        """Closes the vector env: safe from any thread at any time, idempotent. A call running
+        in another thread (a pending `step_async` included) is waited for first."""
+        self._guard.enter_closing()
+        try:
+            if not self.closed:
+                self.close_extras(**kwargs)
+                self.closed = True
+        finally:
+            self._guard.exit()
 
     def close_extras(self, **kwargs: Any) -> None:
         if self._pending is not None:
             try:
                 self._pending[1].result()
-            except Exception:  # noqa: BLE001 - closing must not fail on a failed step
+            except BaseException:  # noqa: BLE001 - closing must not fail on a failed step
                 pass
             self._pending = None
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
+        if self._guard.forked:
+            # The pool's worker threads exist only in the parent: never join them here.
+            self._pool.abandon()
         self._pool = None  # type: ignore[assignment]  # drops the Rust pool, joining its threads
 
     # ------------------------------------------------------------------ internals
@@ -429,6 +490,7 @@ class CarRacingVectorEnv(VectorEnv):
     def _check_open(self) -> None:
         if self.closed:
             raise ClosedEnvironmentError("this vector environment is closed; create a new one")
+        self._guard.check_same_process()
 
     def _check_ready(self) -> None:
         self._check_open()
@@ -468,22 +530,21 @@ class CarRacingVectorEnv(VectorEnv):
                 self._pending = None
 
     def _seed_list(self, seed: object) -> list[int | None]:
+        """Gymnasium's vector rule: an int seeds sub-env i with `seed + i`; a list gives each
+        sub-env its own (None: not reseeded). Each seed follows the single env's rule."""
         if seed is None:
             return [None] * self.num_envs
-        if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
-            base = _check_seed(seed)
+        if isinstance(seed, numbers.Integral):
+            base = check_seed(seed)
             assert base is not None
-            seeds: list[int | None] = [base + i for i in range(self.num_envs)]
-            if seeds[-1] is not None and seeds[-1] > _MAX_SEED:
-                raise InvalidSeed("seed + num_envs exceeds 2**128-1")
-            return seeds
+            return [base + i for i in range(self.num_envs)]
         if isinstance(seed, (list, tuple)):
             if len(seed) != self.num_envs:
                 raise InvalidSeed(
                     f"If seeds are passed as a list the length must match num_envs="
                     f"{self.num_envs} but got length={len(seed)}."
                 )
-            return [_check_seed(s) for s in seed]
+            return [check_seed(s) for s in seed]
         raise InvalidSeed(f"seed must be None, an int or a list of ints, got {seed!r}")
 
     def _check_reset_mask(self, mask: object) -> np.ndarray:

@@ -217,7 +217,7 @@ def test_stop_delivers_completed_batches_then_stops():
     engine = make_engine(True)
     stream = engine.collect_stream(collect_size=4 * 4, infer=constant_infer(True), depth=2)
     deadline = time.time() + 60
-    while stream._queue.qsize() < 2 and time.time() < deadline:
+    while stream._state.queue.qsize() < 2 and time.time() < deadline:
         time.sleep(0.01)
     stream.stop()
     got = list(stream)
@@ -251,7 +251,7 @@ def test_one_collection_at_a_time_and_bad_arguments():
         rf.Engine(n_games=0)
     # More threads than cores (or games) are accepted and capped.
     assert rf.Engine(n_games=2, n_threads=1_000_000).n_threads <= 2
-    for seed in (-1, 2**128, 1.5):
+    for seed in (-1, 1.5, "3"):
         with pytest.raises(ValueError, match="seed"):
             rf.Engine(n_games=2, seed=seed)
     with pytest.raises(ValueError):

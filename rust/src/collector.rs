@@ -19,6 +19,10 @@ pub const DISCRETE_ACTIONS: usize = 5;
 /// Continuous CarRacing action dimension (steer, gas, brake).
 pub const ACTION_DIM: usize = 3;
 const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_7;
+/// The Gaussian's `log_std` must lie within `[-LOG_STD_BOUND, LOG_STD_BOUND]`: beyond it the
+/// sampled action or its log-density leaves f32's range (e^88 overflows), and no sane policy
+/// gets near it (SB3 and CleanRL-style policies keep log_std around [-20, 2]).
+pub const LOG_STD_BOUND: f32 = 20.0;
 
 /// Weights of the game's reward events (Gymnasium's defaults: 1000, -0.1, -100).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -165,6 +169,23 @@ pub fn gae(
     (advantages, returns)
 }
 
+/// Checks one game's policy outputs beyond finiteness: a Gaussian's `log_std` within
+/// [`LOG_STD_BOUND`].
+fn check_policy_row(kind: PolicyKind, out: &[f32], game: usize) -> Result<()> {
+    if kind == PolicyKind::Gaussian {
+        if let Some(&log_std) = out[ACTION_DIM..]
+            .iter()
+            .find(|v| !(-LOG_STD_BOUND..=LOG_STD_BOUND).contains(*v))
+        {
+            return Err(Error::InvalidArgument(format!(
+                "infer returned log_std {log_std} for game {game}, outside the supported \
+                 [-{LOG_STD_BOUND}, {LOG_STD_BOUND}]; clamp log_std in the policy"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Samples one action from policy outputs; returns (action for the env, stored action
 /// values, log-probability).
 fn sample(kind: PolicyKind, out: &[f32], rng: &mut Pcg64Mcg) -> (Action, [f32; ACTION_DIM], f32) {
@@ -220,6 +241,8 @@ pub struct Collector {
     rngs: Vec<Pcg64Mcg>,
     results: Vec<SlotResult>,
     actions: Vec<Action>,
+    /// This step's samples (stored action, log-probability), checked before being recorded.
+    sampled: Vec<([f32; ACTION_DIM], f32)>,
     /// Final observations of the games that ended in the last step.
     final_obs: Vec<u8>,
     /// Running episode return and length per game.
@@ -281,6 +304,7 @@ impl Collector {
             rngs,
             results: vec![SlotResult::default(); n],
             actions: vec![Action::Discrete(0); n],
+            sampled: Vec::with_capacity(n),
             final_obs: vec![0; n * spec.obs_bytes()],
             episode_return: vec![0.0; n],
             episode_length: vec![0; n],
@@ -364,13 +388,26 @@ impl Collector {
         self.check_outputs(policy, values)?;
         let n = self.games();
         let k = self.kind.outputs();
+        // Sample every game before recording anything: a refused sample leaves the rollout
+        // exactly as it was.
+        self.sampled.clear();
+        for g in 0..n {
+            let out = &policy[g * k..(g + 1) * k];
+            check_policy_row(self.kind, out, g)?;
+            let (action, stored, logp) = sample(self.kind, out, &mut self.rngs[g]);
+            if !(logp.is_finite() && stored.iter().all(|v| v.is_finite())) {
+                return Err(Error::InvalidArgument(format!(
+                    "infer's outputs for game {g} ({out:?}) give a non-finite action or \
+                     log-probability; keep the mean within float32 range"
+                )));
+            }
+            self.actions[g] = action;
+            self.sampled.push((stored, logp));
+        }
         let r = &mut self.rollout;
         let rows = r.steps * n;
         r.values.extend_from_slice(values);
-        for g in 0..n {
-            let (action, stored, logp) =
-                sample(self.kind, &policy[g * k..(g + 1) * k], &mut self.rngs[g]);
-            self.actions[g] = action;
+        for &(stored, logp) in &self.sampled {
             match self.kind {
                 PolicyKind::Categorical => r.actions_i64.push(stored[0] as i64),
                 PolicyKind::Gaussian => r.actions_f32.extend_from_slice(&stored),
@@ -414,6 +451,22 @@ impl Collector {
         }
         r.steps += 1;
         Ok(truncated)
+    }
+
+    /// Steps recorded in the rollout being collected.
+    pub fn recorded_steps(&self) -> usize {
+        self.rollout.steps
+    }
+
+    /// Drops the rollout being recorded (a collection that ended early); the games carry on
+    /// from where they are, and the next rollout starts empty.
+    pub fn discard_partial(&mut self) {
+        if self.rollout.steps > 0 || !self.rollout.obs.is_empty() {
+            self.rollout = Rollout {
+                games: self.games(),
+                ..Rollout::default()
+            };
+        }
     }
 
     /// Final observation of game `g` after its episode ended in the last step.
@@ -460,20 +513,23 @@ impl Collector {
                 "gamma and lam must be within [0, 1], got {gamma} and {lam}"
             )));
         }
-        let next = Rollout::reserving_like(&self.rollout);
-        let mut r = std::mem::replace(&mut self.rollout, next);
-        if let Some(i) = r
+        let n_games = n;
+        if let Some(i) = self
+            .rollout
             .final_values
             .iter()
-            .zip(&r.truncations)
+            .zip(&self.rollout.truncations)
             .position(|(v, &tr)| tr && !v.is_finite())
         {
             return Err(Error::InvalidState(format!(
                 "no final value was given for the truncated episode at step {}, game {}",
-                i / n,
-                i % n
+                i / n_games,
+                i % n_games
             )));
         }
+        // Checked: hand the rollout out and start the next one with room for as much.
+        let next = Rollout::reserving_like(&self.rollout);
+        let mut r = std::mem::replace(&mut self.rollout, next);
         r.bootstrap_values = bootstrap_values.to_vec();
         let (adv, ret) = gae(
             &r.rewards,
@@ -544,6 +600,105 @@ mod tests {
             1.0,
         );
         assert!((adv[0] - (1.0 + 0.5 * 5.0)).abs() < 1e-6);
+    }
+
+    fn two_games(max_episode_steps: Option<u32>) -> (Collector, Vec<u8>) {
+        let spec = PoolSpec {
+            num_envs: 2,
+            config: crate::env::Config::default(),
+            max_episode_steps,
+            autoreset: AutoresetMode::SameStep,
+            frame_skip: 1,
+            stack_num: 1,
+            grayscale: true,
+            width: 16,
+            height: 16,
+            channels_first: false,
+        };
+        let entropy = vec![vec![1], vec![2]];
+        let weights = RewardWeights {
+            tile: 1000.0,
+            step: -0.1,
+            off_playfield: -100.0,
+        };
+        let mut c = Collector::new(spec, 1, &entropy, 7, weights).unwrap();
+        let mut obs = vec![0u8; 2 * c.obs_bytes()];
+        c.reset(&[Some(vec![0]), Some(vec![1])], &mut obs).unwrap();
+        (c, obs)
+    }
+
+    const GAS: [f32; 12] = [
+        0.0, 0.5, 0.0, -1.0, -1.0, -1.0, 0.0, 0.5, 0.0, -1.0, -1.0, -1.0,
+    ];
+
+    fn rollout_lengths(c: &Collector) -> [usize; 6] {
+        let r = &c.rollout;
+        [
+            r.values.len(),
+            r.actions_f32.len(),
+            r.behavior_log_probs.len(),
+            r.rewards.len(),
+            r.obs.len(),
+            r.steps,
+        ]
+    }
+
+    #[test]
+    fn a_refused_sample_leaves_the_rollout_as_it_was() {
+        let (mut c, mut obs) = two_games(None);
+        c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+        let before = rollout_lengths(&c);
+        let before_obs = obs.clone();
+        for bad in [90.0f32, -25.0] {
+            let mut policy = GAS;
+            policy[10] = bad; // game 1's second log_std
+            let err = c.step(&policy, &[0.0, 0.0], &mut obs).unwrap_err();
+            assert!(
+                matches!(&err, Error::InvalidArgument(m) if m.contains("log_std") && m.contains("game 1")),
+                "{err:?}"
+            );
+            assert_eq!(rollout_lengths(&c), before);
+            assert_eq!(obs, before_obs, "no game stepped");
+        }
+        c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+        let batch = c.finish(&[0.0, 0.0], 0.99, 0.95).unwrap();
+        assert_eq!(batch.steps, 2);
+        assert!(batch.behavior_log_probs.iter().all(|v| v.is_finite()));
+        assert!(batch.actions_f32.iter().all(|v| v.is_finite()));
+    }
+
+    #[test]
+    fn finish_refuses_before_handing_the_rollout_out() {
+        let (mut c, mut obs) = two_games(Some(1));
+        let truncated = c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+        assert_eq!(truncated, vec![0, 1]);
+        let before = rollout_lengths(&c);
+        assert!(matches!(
+            c.finish(&[0.0, 0.0], 0.99, 0.95),
+            Err(Error::InvalidState(_))
+        ));
+        assert_eq!(rollout_lengths(&c), before, "the rollout was kept");
+        c.set_final_values(&truncated, &[1.0, 2.0]).unwrap();
+        let batch = c.finish(&[0.0, 0.0], 0.99, 0.95).unwrap();
+        assert_eq!(
+            (batch.steps, batch.final_values.clone()),
+            (1, vec![1.0, 2.0])
+        );
+    }
+
+    #[test]
+    fn discarding_starts_the_next_rollout_empty() {
+        let (mut c, mut obs) = two_games(None);
+        for _ in 0..3 {
+            c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+        }
+        assert_eq!(c.recorded_steps(), 3);
+        c.discard_partial();
+        assert_eq!(rollout_lengths(&c), [0; 6]);
+        c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+        let batch = c.finish(&[0.0, 0.0], 0.99, 0.95).unwrap();
+        assert_eq!(batch.steps, 1);
+        assert_eq!(batch.obs.len(), 2 * c.obs_bytes());
     }
 
     #[test]

@@ -83,6 +83,16 @@ impl Executor {
         self.threads
     }
 
+    /// Lets go of the helper threads without tearing them down, and works alone from now on.
+    /// For a process forked from the one that started them: the threads exist only in the
+    /// parent, so their pool's destructor must not run here. Its memory is left to the exit.
+    pub fn abandon_helpers(&mut self) {
+        if let Some(helpers) = self.helpers.take() {
+            std::mem::forget(helpers);
+        }
+        self.threads = 1;
+    }
+
     /// Runs `work` on every job, each exactly once, and returns when all have finished. Jobs
     /// are taken one at a time by whichever thread is free, so a helper that starts late or a
     /// slow job simply leaves more to the others. Every job runs even if others fail; the

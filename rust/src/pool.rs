@@ -15,8 +15,9 @@ use crate::rng::NumpyGenerator;
 pub const MAX_ENVS: usize = 1 << 16;
 /// Largest observation of one sub-env accepted (stack x frame). Bytes.
 pub const MAX_OBS_BYTES: usize = 1 << 28;
-/// Largest observation batch accepted (the pool keeps about three such buffers). Bytes.
-pub const MAX_BATCH_BYTES: u128 = 1 << 31;
+/// Largest observation batch accepted (the pool and the Python side keep about four such
+/// buffers alive). Bytes.
+pub const MAX_BATCH_BYTES: u128 = 1 << 30;
 
 /// Gymnasium 1.x vector autoreset modes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -351,6 +352,11 @@ impl Pool {
     /// Threads that step the sub-envs, the caller included.
     pub fn num_threads(&self) -> usize {
         self.executor.threads()
+    }
+
+    /// See [`Executor::abandon_helpers`]: for a forked child about to drop this pool.
+    pub fn abandon_threads(&mut self) {
+        self.executor.abandon_helpers();
     }
 
     /// Sub-env `i` (read-only), for accessors.

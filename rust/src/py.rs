@@ -25,6 +25,51 @@ use crate::rng::NumpyGenerator;
 /// `Generator.bit_generator.state`.
 type RngState = (u128, u128, bool, u32);
 
+/// A checked CarRacing configuration as Python hands it over (`reinfors_gym.spec
+/// .CarRacingSpec.core_args()`): one mapping, read by key. The pool re-checks its bounds.
+#[derive(FromPyObject, Debug, Clone, Copy)]
+#[pyo3(from_item_all)]
+struct SpecArgs {
+    continuous: bool,
+    domain_randomize: bool,
+    lap_complete_percent: f64,
+    max_episode_steps: Option<u32>,
+    frame_skip: u32,
+    stack_num: usize,
+    grayscale: bool,
+    height: usize,
+    width: usize,
+    channels_first: bool,
+}
+
+impl SpecArgs {
+    fn config(&self) -> Config {
+        Config {
+            continuous: self.continuous,
+            domain_randomize: self.domain_randomize,
+            lap_complete_percent: self.lap_complete_percent,
+        }
+    }
+
+    fn pool_spec(&self, num_envs: usize, autoreset: AutoresetMode) -> PoolSpec {
+        PoolSpec {
+            num_envs,
+            config: self.config(),
+            max_episode_steps: self.max_episode_steps,
+            autoreset,
+            frame_skip: self.frame_skip,
+            stack_num: self.stack_num,
+            grayscale: self.grayscale,
+            width: self.width,
+            height: self.height,
+            channels_first: self.channels_first,
+        }
+    }
+}
+
+/// Seeds as the 32-bit words of `SeedSequence`'s entropy (any size of int, as NumPy takes).
+type SeedWords = Vec<Option<Vec<u32>>>;
+
 /// The three values of `action` as float64 if it is a contiguous 1-D array of three `T`s (not
 /// mutably borrowed elsewhere); `None` otherwise.
 fn three_floats<T: numpy::Element + Copy + Into<f64>>(
@@ -170,18 +215,9 @@ impl PyCarRacing {
 #[pymethods]
 impl PyCarRacing {
     #[new]
-    #[pyo3(signature = (continuous, domain_randomize, lap_complete_percent, rng_state))]
-    fn new(
-        continuous: bool,
-        domain_randomize: bool,
-        lap_complete_percent: f64,
-        rng_state: RngState,
-    ) -> PyResult<Self> {
-        let config = Config {
-            continuous,
-            domain_randomize,
-            lap_complete_percent,
-        };
+    #[pyo3(signature = (*, spec, rng_state))]
+    fn new(spec: SpecArgs, rng_state: RngState) -> PyResult<Self> {
+        let config = spec.config();
         let mut poisoned = false;
         let env = guarded(&mut poisoned, || {
             CarRacing::new(config, generator_from(rng_state))
@@ -435,25 +471,13 @@ impl PyPool {
 #[pymethods]
 impl PyPool {
     #[new]
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (num_envs, num_threads, continuous, domain_randomize, lap_complete_percent,
-        max_episode_steps, autoreset_mode, frame_skip, stack_num, grayscale, width, height, entropy,
-        channels_first = false))]
+    #[pyo3(signature = (*, spec, num_envs, num_threads, autoreset_mode, entropy))]
     fn new(
+        spec: SpecArgs,
         num_envs: usize,
         num_threads: usize,
-        continuous: bool,
-        domain_randomize: bool,
-        lap_complete_percent: f64,
-        max_episode_steps: Option<u32>,
         autoreset_mode: &str,
-        frame_skip: u32,
-        stack_num: usize,
-        grayscale: bool,
-        width: usize,
-        height: usize,
         entropy: Vec<u128>,
-        channels_first: bool,
     ) -> PyResult<Self> {
         let autoreset = match autoreset_mode {
             "next_step" => AutoresetMode::NextStep,
@@ -465,22 +489,7 @@ impl PyPool {
                 )))
             }
         };
-        let spec = PoolSpec {
-            num_envs,
-            config: Config {
-                continuous,
-                domain_randomize,
-                lap_complete_percent,
-            },
-            max_episode_steps,
-            autoreset,
-            frame_skip,
-            stack_num,
-            grayscale,
-            width,
-            height,
-            channels_first,
-        };
+        let spec = spec.pool_spec(num_envs, autoreset);
         let words: Vec<Vec<u32>> = entropy
             .iter()
             .map(|e| crate::rng::coerce_seed_words(*e))
@@ -499,20 +508,23 @@ impl PyPool {
         self.pool.num_threads()
     }
 
+    /// For a process forked from the one that made the pool: lets go of its worker threads
+    /// (they exist only in the parent) without tearing them down, so dropping it is safe.
+    fn abandon(&mut self) {
+        self.pool.abandon_threads();
+    }
+
     /// Resets the sub-envs selected by `mask` (all when `None`); `seeds[i]` reseeds sub-env i.
     #[pyo3(signature = (seeds, mask, randomize, obs))]
     fn reset(
         &mut self,
         py: Python<'_>,
-        seeds: Vec<Option<u128>>,
+        seeds: SeedWords,
         mask: Option<Vec<bool>>,
         randomize: Option<bool>,
         obs: &Bound<'_, PyArrayDyn<u8>>,
     ) -> PyResult<()> {
-        let words: Vec<Option<Vec<u32>>> = seeds
-            .iter()
-            .map(|s| s.map(crate::rng::coerce_seed_words))
-            .collect();
+        let words = seeds;
         let mut obs = obs.readwrite();
         let len = obs.len();
         let out = batch_slice(&mut obs, len, "observation")?;
@@ -664,43 +676,21 @@ struct PyCollector {
 #[pymethods]
 impl PyCollector {
     #[new]
-    #[allow(clippy::too_many_arguments)]
-    #[pyo3(signature = (n_games, n_threads, continuous, domain_randomize, lap_complete_percent,
-        max_episode_steps, channels_first, entropy, sampling_seed, tile, step, off_playfield))]
+    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward))]
     fn new(
+        spec: SpecArgs,
         n_games: usize,
         n_threads: usize,
-        continuous: bool,
-        domain_randomize: bool,
-        lap_complete_percent: f64,
-        max_episode_steps: Option<u32>,
-        channels_first: bool,
         entropy: Vec<u128>,
         sampling_seed: u64,
-        tile: f64,
-        step: f64,
-        off_playfield: f64,
+        reward: (f64, f64, f64),
     ) -> PyResult<Self> {
-        let spec = PoolSpec {
-            num_envs: n_games,
-            config: Config {
-                continuous,
-                domain_randomize,
-                lap_complete_percent,
-            },
-            max_episode_steps,
-            autoreset: AutoresetMode::SameStep,
-            frame_skip: 1,
-            stack_num: 1,
-            grayscale: false,
-            width: env::STATE_W,
-            height: env::STATE_H,
-            channels_first,
-        };
+        let pool_spec = spec.pool_spec(n_games, AutoresetMode::SameStep);
         let words: Vec<Vec<u32>> = entropy
             .iter()
             .map(|e| crate::rng::coerce_seed_words(*e))
             .collect();
+        let (tile, step, off_playfield) = reward;
         let weights = RewardWeights {
             tile,
             step,
@@ -708,12 +698,19 @@ impl PyCollector {
         };
         let mut poisoned = false;
         let collector = guarded(&mut poisoned, || {
-            Collector::new(spec, n_threads, &words, sampling_seed, weights)
+            Collector::new(pool_spec, n_threads, &words, sampling_seed, weights)
         })?;
-        let obs_shape = if channels_first {
-            vec![3, env::STATE_H, env::STATE_W]
+        let frame: Vec<usize> = if spec.grayscale {
+            vec![spec.height, spec.width]
+        } else if spec.channels_first {
+            vec![3, spec.height, spec.width]
         } else {
-            vec![env::STATE_H, env::STATE_W, 3]
+            vec![spec.height, spec.width, 3]
+        };
+        let obs_shape = if spec.stack_num == 1 {
+            frame
+        } else {
+            [vec![spec.stack_num], frame].concat()
         };
         Ok(PyCollector {
             collector,
@@ -732,13 +729,10 @@ impl PyCollector {
     fn reset(
         &mut self,
         py: Python<'_>,
-        seeds: Vec<Option<u128>>,
+        seeds: SeedWords,
         obs: &Bound<'_, PyArrayDyn<u8>>,
     ) -> PyResult<()> {
-        let words: Vec<Option<Vec<u32>>> = seeds
-            .iter()
-            .map(|s| s.map(crate::rng::coerce_seed_words))
-            .collect();
+        let words = seeds;
         let mut obs = obs.readwrite();
         let len = self.collector.games() * self.collector.obs_bytes();
         let out = batch_slice(&mut obs, len, "observation")?;
@@ -777,6 +771,23 @@ impl PyCollector {
         let result = py.detach(|| guarded(&mut poisoned, || collector.step(policy, values, out)));
         self.poisoned |= poisoned;
         result
+    }
+
+    /// Starts a new collection: any partial rollout left by one that ended early (an error in
+    /// `infer`, a stop, an interrupt) is discarded, so a batch holds only its own steps.
+    fn begin(&mut self) {
+        self.collector.discard_partial();
+    }
+
+    /// Drops the partial rollout now (its memory too); the games' state carries on.
+    fn discard(&mut self) {
+        self.collector.discard_partial();
+    }
+
+    /// Steps recorded in the rollout being collected.
+    #[getter]
+    fn recorded_steps(&self) -> usize {
+        self.collector.recorded_steps()
     }
 
     /// Final observations of `games` (those `step` reported truncated), stacked.
@@ -873,6 +884,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyCollector>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add("STATE_SHAPE", (env::STATE_H, env::STATE_W, 3))?;
+    m.add("MAX_NUM_ENVS", crate::pool::MAX_ENVS)?;
+    m.add("MAX_BATCH_BYTES", crate::pool::MAX_BATCH_BYTES)?;
     m.add("VIDEO_SHAPE", (env::VIDEO_H, env::VIDEO_W, 3))?;
     m.add("WINDOW_SHAPE", (env::WINDOW_H, env::WINDOW_W, 3))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -1,0 +1,171 @@
+"""One validated description of a CarRacing configuration, shared by the single env, the vector
+env and the Engine.
+
+Every argument is checked here, once, before any per-env work or allocation, and each error
+names the argument and its bound. The Rust core receives the checked spec as one mapping (by
+keyword) and re-checks the same bounds, which it exports, so the two never disagree.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from . import _core
+from .errors import InvalidConfig
+
+# Bounds. The core's own (it refuses anything beyond them too) where it has one.
+MAX_NUM_ENVS: int = _core.MAX_NUM_ENVS
+"""Most sub-envs (or Engine games) one pool holds; each keeps a track, a car and buffers."""
+MAX_BATCH_BYTES: int = _core.MAX_BATCH_BYTES
+"""Most bytes one observation batch (``num_envs x stack_num x frame``) may take. A vector env
+keeps about four such batches alive (the latest and final observations, the pool's frame
+stacks, the array each step hands out), so this bounds its observation memory at ~4 GiB."""
+MAX_ROLLOUT_BYTES: int = 4 * 2**30
+"""Most observation bytes one Engine batch (``collect_size x observation``) may hold."""
+MAX_STACK_NUM = 64
+MAX_FRAME_SIDE = 4096
+MAX_FRAME_SKIP = 1000
+MAX_EPISODE_STEPS = 2**32 - 1
+MAX_THREADS = 2**63 - 1
+"""Larger thread counts are refused; any count above the cores is accepted and capped."""
+
+
+def check_flag(name: str, value: object) -> bool:
+    """A bool (or NumPy bool, or the ints 0 and 1)."""
+    if isinstance(value, bool) or type(value).__name__ == "bool_":
+        return bool(value)
+    if isinstance(value, numbers.Integral) and int(value) in (0, 1):
+        return bool(value)
+    raise InvalidConfig(f"{name} must be a bool, got {type(value).__name__} {value!r}")
+
+
+def check_int(name: str, value: object, low: int, high: int) -> int:
+    """An int (not a bool) within `low..=high`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InvalidConfig(f"{name} must be an int, got {type(value).__name__} {value!r}")
+    if not low <= int(value) <= high:
+        raise InvalidConfig(f"{name} must be within {low}..={high}, got {int(value)}")
+    return int(value)
+
+
+def check_real(name: str, value: object, low: float, high: float) -> float:
+    """A finite real number (not a bool) within `[low, high]`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidConfig(f"{name} must be a number, got {type(value).__name__} {value!r}")
+    v = float(value)
+    if not (math.isfinite(v) and low <= v <= high):
+        bound = "" if math.isinf(low) and math.isinf(high) else f" within [{low}, {high}]"
+        raise InvalidConfig(f"{name} must be a finite number{bound}, got {v}")
+    return v
+
+
+@dataclass(frozen=True)
+class CarRacingSpec:
+    """A checked CarRacing configuration (build it with :meth:`create`).
+
+    Attributes:
+        continuous: ``Box(3)`` actions (True) or ``Discrete(5)``.
+        domain_randomize: random colours per episode (Gymnasium's option).
+        lap_complete_percent: share of tiles visited for a lap to count; any finite number,
+            as Gymnasium takes it (above 1 no lap ever completes).
+        max_episode_steps: truncation after this many simulation steps (None: never).
+        frame_skip: simulation steps per agent step, ``1..=1000`` (rewards summed).
+        stack_num: frames stacked per observation, ``1..=64``.
+        grayscale: one luminance channel (Gymnasium's ``GrayscaleObservation`` weights).
+        obs_size: ``(height, width)`` of the frames, each ``1..=4096``.
+        channels_first: ``(3, H, W)`` frames instead of ``(H, W, 3)``.
+    """
+
+    continuous: bool = True
+    domain_randomize: bool = False
+    lap_complete_percent: float = 0.95
+    max_episode_steps: int | None = 1000
+    frame_skip: int = 1
+    stack_num: int = 1
+    grayscale: bool = False
+    obs_size: tuple[int, int] = (96, 96)
+    channels_first: bool = False
+
+    @classmethod
+    def create(
+        cls,
+        *,
+        continuous: object = True,
+        domain_randomize: object = False,
+        lap_complete_percent: object = 0.95,
+        max_episode_steps: object = 1000,
+        frame_skip: object = 1,
+        stack_num: object = 1,
+        grayscale: object = False,
+        obs_size: object = (96, 96),
+        channels_first: object = False,
+    ) -> CarRacingSpec:
+        """Checks every argument; raises :class:`InvalidConfig` naming the first bad one."""
+        if max_episode_steps is not None:
+            max_episode_steps = check_int(
+                "max_episode_steps", max_episode_steps, 1, MAX_EPISODE_STEPS
+            )
+        if not isinstance(obs_size, (tuple, list)) or len(obs_size) != 2:
+            raise InvalidConfig(f"obs_size must be (height, width), got {obs_size!r}")
+        size = (
+            check_int("obs_size height", obs_size[0], 1, MAX_FRAME_SIDE),
+            check_int("obs_size width", obs_size[1], 1, MAX_FRAME_SIDE),
+        )
+        return cls(
+            continuous=check_flag("continuous", continuous),
+            domain_randomize=check_flag("domain_randomize", domain_randomize),
+            lap_complete_percent=check_real(
+                "lap_complete_percent", lap_complete_percent, -math.inf, math.inf
+            ),
+            max_episode_steps=max_episode_steps,  # type: ignore[arg-type]
+            frame_skip=check_int("frame_skip", frame_skip, 1, MAX_FRAME_SKIP),
+            stack_num=check_int("stack_num", stack_num, 1, MAX_STACK_NUM),
+            grayscale=check_flag("grayscale", grayscale),
+            obs_size=size,
+            channels_first=check_flag("channels_first", channels_first),
+        )
+
+    @property
+    def frame_shape(self) -> tuple[int, ...]:
+        height, width = self.obs_size
+        if self.grayscale:
+            return (height, width)
+        return (3, height, width) if self.channels_first else (height, width, 3)
+
+    @property
+    def obs_shape(self) -> tuple[int, ...]:
+        """One observation: the frame, or ``(stack_num, *frame)`` when stacking."""
+        return self.frame_shape if self.stack_num == 1 else (self.stack_num, *self.frame_shape)
+
+    @property
+    def obs_bytes(self) -> int:
+        return math.prod(self.obs_shape)
+
+    def check_batch(self, num_envs: object, name: str = "num_envs") -> int:
+        """Checks a sub-env count against `MAX_NUM_ENVS` and the batch memory bound."""
+        n = check_int(name, num_envs, 1, MAX_NUM_ENVS)
+        if n * self.obs_bytes > MAX_BATCH_BYTES:
+            raise InvalidConfig(
+                f"{name}={n} observations of {self.obs_shape} would take "
+                f"{n * self.obs_bytes / 2**30:.2f} GiB per batch, more than the "
+                f"{MAX_BATCH_BYTES / 2**30:.0f} GiB bound (reduce {name}, stack_num or obs_size)"
+            )
+        return n
+
+    def core_args(self) -> dict[str, Any]:
+        """The mapping the Rust core takes (`spec=...`)."""
+        args = asdict(self)
+        height, width = args.pop("obs_size")
+        return {**args, "height": height, "width": width}
+
+
+def check_threads(name: str, value: object) -> int:
+    """A worker-thread count: None is the cores available; above the cores is capped later."""
+    if value is None:
+        import os
+
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    return check_int(name, value, 1, MAX_THREADS)
