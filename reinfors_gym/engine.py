@@ -442,7 +442,9 @@ def _as_f32(x: Any, what: str) -> np.ndarray:
         ) from e
     if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise TypeError(f"infer's {what} must be numeric, got dtype {arr.dtype}")
-    return arr.astype(np.float32, copy=False)
+    # Beyond float32's range a value becomes inf, which the finiteness check then refuses.
+    with np.errstate(over="ignore", invalid="ignore"):
+        return arr.astype(np.float32, copy=False)
 
 
 class CollectStream:
