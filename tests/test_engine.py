@@ -109,10 +109,7 @@ def test_gaussian_log_probs_match_reference():
     # Samples follow the Gaussian.
     np.testing.assert_allclose(b.actions.reshape(-1, 3).mean(0), MEAN, atol=0.05)
     np.testing.assert_allclose(b.actions.reshape(-1, 3).std(0), std, rtol=0.15)
-    torch = pytest.importorskip("torch")
-    dist = torch.distributions.Normal(torch.tensor(MEAN), torch.tensor(np.exp(LOG_STD)))
-    expect = dist.log_prob(torch.tensor(b.actions)).sum(-1).numpy()
-    np.testing.assert_allclose(b.behavior_log_probs, expect, atol=1e-4)
+    # PyTorch's Normal agrees too: tests/integrations/test_cleanrl_skrl.py (torch is there).
 
 
 def test_categorical_log_probs_match_reference():

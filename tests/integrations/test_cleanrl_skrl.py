@@ -1,5 +1,6 @@
-"""CleanRL-style PPO (examples/ppo_continuous.py) and skrl's PPO (examples/skrl_ppo.py): one
-update each, on the native vector env, in a subprocess as a user runs them."""
+"""CleanRL-style PPO (examples/ppo_continuous.py), the streaming collector's PPO
+(examples/ppo_carracing.py) and skrl's PPO (examples/skrl_ppo.py): a few updates each, in a
+subprocess as a user runs them; and the collector's log-probabilities beside PyTorch's."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+import numpy as np
+import torch
+
+import reinfors_gym as rf
 
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
@@ -44,3 +50,31 @@ def test_cleanrl_style_ppo_runs_one_update(tmp_path):
 def test_skrl_ppo_runs_one_update():
     out = run("skrl_ppo.py", "--num-envs=4", "--timesteps=32", "--rollouts=32")
     assert "timesteps=32 policy_updated=True" in out
+
+
+def test_streaming_ppo_example_runs_and_writes_scalars(tmp_path):
+    run(
+        "ppo_carracing.py",
+        "--total-steps=1024",
+        "--n-games=8",
+        "--collect-size=256",
+        "--epochs=1",
+        f"--out={tmp_path}",
+    )
+    rows = (tmp_path / "scalars.csv").read_text().splitlines()
+    assert rows[0].startswith("update,env_steps,mean_return,episodes,")
+    assert len(rows) == 1 + 1024 // 256
+
+
+def test_collector_log_probs_equal_torch_normal():
+    mean = np.array([0.1, 0.6, 0.05], np.float32)
+    log_std = np.array([-1.0, -0.7, -2.0], np.float32)
+
+    def infer(obs):
+        n = len(obs)
+        return np.tile(np.concatenate([mean, log_std]), (n, 1)), np.zeros(n, np.float32)
+
+    batch = rf.Engine(n_games=4, n_threads=2, seed=0).collect(4 * 30, infer)
+    dist = torch.distributions.Normal(torch.tensor(mean), torch.tensor(np.exp(log_std)))
+    expect = dist.log_prob(torch.tensor(batch.actions)).sum(-1).numpy()
+    np.testing.assert_allclose(batch.behavior_log_probs, expect, atol=1e-4)
