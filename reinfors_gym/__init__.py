@@ -15,7 +15,15 @@ import gymnasium as gym
 from . import _core
 from .car_racing import CarRacingEnv
 from .engine import Batch, CollectStream, Engine, Reward, games, learners, policies
-from .errors import ClosedEnvironmentError, InvalidAction, InvalidSeed, ResetNeeded
+from .errors import (
+    ClosedEnvironmentError,
+    ConcurrentCallError,
+    InvalidAction,
+    InvalidConfig,
+    InvalidSeed,
+    ResetNeeded,
+)
+from .spec import CarRacingSpec
 from .vector import CarRacingVectorEnv
 
 __version__: str = _core.__version__
@@ -48,8 +56,11 @@ __all__ = [
     "policies",
     "CarRacingEnv",
     "CarRacingVectorEnv",
+    "CarRacingSpec",
     "ClosedEnvironmentError",
+    "ConcurrentCallError",
     "InvalidAction",
+    "InvalidConfig",
     "InvalidSeed",
     "ResetNeeded",
     "__version__",

@@ -23,7 +23,12 @@ during the call: copy it if you keep it. Return NumPy-convertible arrays (for Py
   Gaussian log-density of that action (summed over dimensions);
 - ``values``: shape ``(n,)`` or ``(n, 1)``.
 
-Everything must be finite. Sampling is done in Rust from seeded per-game streams.
+Everything must be finite, and ``log_std`` within ``[-20, 20]`` (beyond it a sample leaves
+float32's range); anything else is refused before a game steps. ``obs`` is read-only: it is what
+the batch records. Sampling is done in Rust from seeded per-game streams.
+
+A collection that ends early (an exception from ``infer``, Ctrl-C, ``stop()``, a dropped
+stream) leaves nothing behind: the next batch holds only its own steps.
 """
 
 from __future__ import annotations
