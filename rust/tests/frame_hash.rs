@@ -57,11 +57,13 @@ impl Fnv {
     }
 }
 
-/// Prints every `(what, got, recorded)` first, so one run shows all the new values.
+/// Prints every `(what, got, recorded)` first, so one run shows all the new values, and which
+/// copies of the hot loops ran (read by `avx2_and_baseline_copies_give_the_recorded_hashes`).
 fn check(hashes: &[(&str, u64, u64)]) {
     for (what, got, recorded) in hashes {
         println!("{what}: {got:016x} (recorded on x86-64: {recorded:016x})");
     }
+    println!("AVX2 copies used: {}", reinfors_gym::cpu::avx2_used());
     for &(what, got, recorded) in hashes {
         assert_eq!(
             got, recorded,
@@ -132,29 +134,48 @@ fn discrete_randomized_frames_match_the_x86_64_record() {
 }
 
 /// On x86-64 the tests above run the AVX2 copies where the CPU has them; this runs them again
-/// in a child process with the baseline copies forced.
+/// in two child processes, one as is and one with the baseline copies forced, and checks that
+/// each side really ran the copies it claims: on a CPU without AVX2 both would be baseline and
+/// the comparison empty, so that fails unless `REINFORS_GYM_ALLOW_NO_AVX2=1` accepts it.
 #[cfg(target_arch = "x86_64")]
 #[test]
-fn baseline_copies_give_the_recorded_hashes() {
-    use reinfors_gym::cpu::DISABLE_AVX2_ENV;
-    if std::env::var_os(DISABLE_AVX2_ENV).is_some() {
-        return; // already the baseline run
-    }
-    println!("parent run uses AVX2: {}", reinfors_gym::cpu::has_avx2());
-    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
-        .env(DISABLE_AVX2_ENV, "1")
-        .args(["--exact", "--test-threads=1", "--nocapture"])
-        .args([
-            "step_loop_frames_match_the_x86_64_record",
-            "discrete_randomized_frames_match_the_x86_64_record",
-        ])
-        .output()
-        .expect("run the test binary");
-    let text = String::from_utf8_lossy(&out.stdout);
-    println!("{text}");
-    assert!(out.status.success(), "baseline run failed:\n{text}");
+fn avx2_and_baseline_copies_give_the_recorded_hashes() {
+    use reinfors_gym::cpu::{no_avx2_allowed, ALLOW_NO_AVX2_ENV, DISABLE_AVX2_ENV};
+    let run = |disable_avx2: bool| {
+        let mut cmd = std::process::Command::new(std::env::current_exe().expect("test binary"));
+        cmd.env_remove(DISABLE_AVX2_ENV);
+        if disable_avx2 {
+            cmd.env(DISABLE_AVX2_ENV, "1");
+        }
+        let out = cmd
+            .args(["--exact", "--test-threads=1", "--nocapture"])
+            .args([
+                "step_loop_frames_match_the_x86_64_record",
+                "discrete_randomized_frames_match_the_x86_64_record",
+            ])
+            .output()
+            .expect("run the test binary");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        println!("{text}");
+        let side = if disable_avx2 { "baseline" } else { "AVX2" };
+        assert!(out.status.success(), "{side} run failed:\n{text}");
+        assert!(
+            text.contains("2 passed"),
+            "{side} run did not run both tests:\n{text}"
+        );
+        text
+    };
+    let baseline = run(true);
     assert!(
-        text.contains("2 passed"),
-        "baseline run did not run both tests:\n{text}"
+        !baseline.contains("AVX2 copies used: true"),
+        "the baseline run ran AVX2 copies:\n{baseline}"
     );
+    let avx2 = run(false);
+    if avx2.contains("AVX2 copies used: false") {
+        assert!(
+            no_avx2_allowed(),
+            "the AVX2 copies never ran (no AVX2 on this CPU?), so baseline was compared with \
+             baseline; set {ALLOW_NO_AVX2_ENV}=1 to accept that"
+        );
+    }
 }

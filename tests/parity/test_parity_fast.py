@@ -6,11 +6,19 @@ by `test_parity_full.py` and rendered into docs/parity.md.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import asdict
 
 import pytest
 
-pytest.importorskip("Box2D", reason="parity needs gymnasium[box2d]")
+# A declared test dependency: a broken install must fail, not turn into green skips.
+try:
+    # As importorskip did: SWIG's import-time DeprecationWarnings are errors in this suite.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import Box2D  # noqa: F401
+except ImportError as e:
+    raise ImportError(f"parity needs gymnasium[box2d]: pip install -e '.[test]' ({e})") from e
 
 from reinfors_gym.parity import FAMILIES, evaluate, run_episode  # noqa: E402
 

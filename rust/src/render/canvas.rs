@@ -946,6 +946,13 @@ mod tests {
             .collect();
         // Any value a row can hold: finite (below 2^31; see `quantize_row_avx2`), or NaN.
         let q = Quantizer::pygame_smoothscale(1000, 800, 96, 96);
+        // Without AVX2 only the baseline half below runs: fail rather than pass on half a test.
+        #[cfg(target_arch = "x86_64")]
+        assert!(
+            std::arch::is_x86_feature_detected!("avx2") || crate::cpu::no_avx2_allowed(),
+            "no AVX2 on this CPU, so quantize_row_avx2 is untested; set {}=1 to accept that",
+            crate::cpu::ALLOW_NO_AVX2_ENV
+        );
         for len in [0, 1, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 96, 1000] {
             // Lane 3 is not a channel: it never reaches the bytes.
             let expect: Vec<u8> = src[..len]
