@@ -20,6 +20,7 @@ __all__ = [
     "PoolCore",
     "CollectorCore",
     "seeded_rng_state",
+    "avx2_used",
     "MAX_BATCH_BYTES",
     "MAX_NUM_ENVS",
     "STATE_SHAPE",
@@ -37,6 +38,9 @@ __version__: str
 
 def seeded_rng_state(seed: int) -> _RngState:
     """NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust."""
+
+def avx2_used() -> bool:
+    """Whether any hot loop has run its AVX2 copy in this process."""
 
 @final
 class CarRacingCore:

@@ -501,13 +501,33 @@ mod tests {
     use super::*;
 
     #[test]
-    fn grayscale_matches_gymnasium_weights_and_truncation() {
-        let rgb = [255, 255, 255, 102, 204, 102, 0, 0, 1];
-        let mut g = [0u8; 3];
-        grayscale_into(&rgb, &mut g);
-        // 255 * (0.2125 + 0.7154 + 0.0721) = 255.0 exactly; numpy gives the same.
-        let expect = |r: f64, gg: f64, b: f64| (r * 0.2125 + gg * 0.7154 + b * 0.0721) as u8;
-        assert_eq!(g, [expect(255., 255., 255.), expect(102., 204., 102.), 0]);
+    fn grayscale_matches_gymnasium_on_fixed_pixels() {
+        // (r, g, b) -> Gymnasium's GrayscaleObservation, `np.sum(obs * [0.2125, 0.7154,
+        // 0.0721], axis=-1).astype(np.uint8)`, run on these pixels (Gymnasium 1.4, NumPy 2.4)
+        // and checked by hand: CarRacing's colours, pure channels (R and B weigh differently,
+        // so a BGR mix-up shows) and greys whose f64 sum lands just below k (43 ->
+        // 42.99999999999999), which the cast truncates.
+        let cases: [([u8; 3], u8); 12] = [
+            ([255, 255, 255], 255), // 255.00000000000003
+            ([102, 204, 102], 174), // grass: 174.9708
+            ([102, 230, 102], 193), // grass stripe: 193.5712
+            ([102, 102, 102], 102), // plain road
+            ([104, 104, 104], 104), // shaded road
+            ([255, 0, 0], 54),      // red kerb: 54.1875
+            ([0, 0, 255], 18),      // 18.3855
+            ([0, 255, 0], 182),     // 182.427
+            ([51, 0, 255], 29),     // 29.223
+            ([43, 43, 43], 42),     // 42.99999999999999
+            ([86, 86, 86], 85),     // 85.99999999999999
+            ([233, 233, 233], 232), // 232.99999999999997
+        ];
+        let rgb: Vec<u8> = cases.iter().flat_map(|(p, _)| *p).collect();
+        let expect: Vec<u8> = cases.iter().map(|&(_, g)| g).collect();
+        let (mut dispatched, mut baseline) = (vec![0u8; 12], vec![0u8; 12]);
+        grayscale_into(&rgb, &mut dispatched);
+        grayscale_into_body(&rgb, &mut baseline);
+        assert_eq!(dispatched, expect);
+        assert_eq!(baseline, expect);
     }
 
     #[test]
@@ -524,6 +544,14 @@ mod tests {
             grayscale_into_body(&rgb, &mut b);
             assert_eq!(a, b);
         }
+        // Without AVX2 the dispatched copies are the baseline: fail rather than compare a
+        // copy with itself.
+        assert!(
+            crate::cpu::avx2_used() || crate::cpu::no_avx2_allowed(),
+            "the AVX2 copies never ran, so baseline was compared with baseline; set {}=1 to \
+             accept that",
+            crate::cpu::ALLOW_NO_AVX2_ENV
+        );
     }
 
     #[test]

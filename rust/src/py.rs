@@ -871,6 +871,13 @@ impl PyCollector {
     }
 }
 
+/// Whether any hot loop has run its AVX2 copy in this process (so a test comparing the AVX2
+/// and baseline copies knows it really compared two).
+#[pyfunction]
+fn avx2_used() -> bool {
+    crate::cpu::avx2_used()
+}
+
 /// NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust (for tests and the vector env).
 #[pyfunction]
 fn seeded_rng_state(seed: u128) -> RngState {
@@ -883,6 +890,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyPool>()?;
     m.add_class::<PyCollector>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
+    m.add_function(wrap_pyfunction!(avx2_used, m)?)?;
     m.add("STATE_SHAPE", (env::STATE_H, env::STATE_W, 3))?;
     m.add("MAX_NUM_ENVS", crate::pool::MAX_ENVS)?;
     m.add("MAX_BATCH_BYTES", crate::pool::MAX_BATCH_BYTES)?;
