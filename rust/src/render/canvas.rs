@@ -103,7 +103,20 @@ pub struct Canvas {
     /// The frame's operations in drawing order.
     ops: Vec<Op>,
     pts: Vec<[f32; 2]>,
+    /// Scratch for [`Canvas::bake`]: the next baked image.
+    baking: Vec<[f32; 3]>,
+    /// Bytes the layers' accumulators may hold at once (0: the default budget).
+    layer_budget: usize,
 }
+
+/// How many bytes of layer accumulators a canvas keeps. A frame with more layers than fit
+/// (a video frame with its 30 skid marks, each a layer) bakes what it has drawn and reuses
+/// them, so a rendering env's memory stays bounded instead of growing with every new layer
+/// count or screen area a frame reaches. Small frames (the 96x96 observation) never get near
+/// it.
+const LAYER_BUDGET_BYTES: usize = 32 << 20;
+/// Layers a canvas may always keep, whatever their size.
+const MIN_LAYERS: usize = 4;
 
 /// One recorded drawing operation, applied to each row when the frame is rendered.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -372,11 +385,41 @@ impl Canvas {
         }
     }
 
+    /// Layers whose accumulators fit the budget (at least [`MIN_LAYERS`]).
+    fn max_layers(&self) -> usize {
+        let budget = if self.layer_budget == 0 {
+            LAYER_BUDGET_BYTES
+        } else {
+            self.layer_budget
+        };
+        let per_layer = (self.width + 2) * self.height * std::mem::size_of::<[f32; 4]>();
+        (budget / per_layer.max(1)).max(MIN_LAYERS)
+    }
+
+    /// Composites everything recorded so far into the baked image and starts the frame's
+    /// operations afresh from it, so the layers' accumulators can be reused. The bytes of
+    /// the frame do not change: later operations apply to exactly the values they would have
+    /// found in the row.
+    fn bake(&mut self) {
+        let mut baked = std::mem::take(&mut self.baking);
+        baked.clear();
+        baked.reserve(self.width * self.height);
+        self.render_rows(|_, row| baked.extend(row.iter().map(|p| [p[0], p[1], p[2]])));
+        self.baking = std::mem::replace(&mut self.img, baked);
+        self.ops.clear();
+        self.ops.push(Op::Baked);
+        self.used_layers = 0;
+        self.used_patches = 0;
+    }
+
     /// The accumulator of the pending layer, starting a new layer if none is pending.
     fn layer(&mut self) -> &mut Accumulator {
         let i = match self.open {
             Some(i) => i,
             None => {
+                if self.used_layers >= self.max_layers() {
+                    self.bake();
+                }
                 let i = self.used_layers;
                 self.used_layers += 1;
                 if i == self.layers.len() {
@@ -984,6 +1027,44 @@ mod tests {
             Quantizer::pygame_smoothscale(1000, 800, 1000, 800).apply(101.6),
             102
         );
+    }
+
+    #[test]
+    fn a_frame_beyond_the_layer_budget_bakes_and_gives_the_same_bytes() {
+        // 60 overlapping anti-aliased layers (a video frame with skid marks has ~40), with
+        // rects and a clip between them: bounded to MIN_LAYERS accumulators, the same bytes.
+        let draw = |c: &mut Canvas| {
+            c.clear([40.0, 50.0, 60.0]);
+            for k in 0..60 {
+                let (x, y) = (7.3 * k as f64 % 560.0, 5.1 * k as f64 % 360.0);
+                let color = [(k * 37 % 256) as f32, (k * 91 % 256) as f32, 128.0];
+                let pts = [[x, y], [x + 40.5, y + 3.25], [x + 31.0, y + 38.75]];
+                c.fill_polygon(&pts, &ID, color);
+                if k % 13 == 0 {
+                    c.fill_rect(x, y, x + 20.0, y + 9.5, [9.0, 200.0, 30.0]);
+                    c.set_clip_rows(300 + k);
+                }
+            }
+            c.set_clip_rows(400);
+        };
+        let frame = |budget: usize| {
+            let mut c = Canvas::new(600, 400);
+            c.layer_budget = budget;
+            draw(&mut c);
+            let mut out = vec![0u8; 600 * 400 * 3];
+            c.write_rgb8(&mut out, Quantizer::round());
+            // A second frame on the same canvas reuses the same accumulators.
+            draw(&mut c);
+            let mut again = vec![0u8; 600 * 400 * 3];
+            c.write_rgb8(&mut again, Quantizer::round());
+            assert_eq!(out, again);
+            (out, c.layers.len())
+        };
+        let (unbounded, many) = frame(usize::MAX);
+        let (bounded, few) = frame(1);
+        assert_eq!(many, 60);
+        assert_eq!(few, MIN_LAYERS);
+        assert!(unbounded == bounded, "baking changed the frame");
     }
 
     #[test]
