@@ -307,3 +307,23 @@ def test_worker_reports_unknown_kind_as_usage_error():
         timeout=120,
     )
     assert run.returncode != 0 and "usage" in run.stderr
+
+
+def test_soak_section_reports_the_change_from_1m_to_the_end():
+    def run(end_kib: int) -> dict:
+        steps = [0, 1_000_000, 5_000_000, 10_000_000]
+        rss = [50_000, 100_000, 101_000, end_kib]
+        samples = [{"steps": s, "rss_kib": r} for s, r in zip(steps, rss, strict=True)]
+        return {"make": "x", "samples": samples}
+
+    soak = {
+        "command": "python bench/soak.py",
+        "date_utc": "2026-12-01",
+        "machine": {"commit": "abcdef0123"},
+        "config": {"sample_every": 250_000, "render_every": 50_000, "tolerance": 0.05},
+        "criterion": "within 5%",
+        "runs": {"single": run(104_000), "vector": run(110_000)},
+    }
+    text = "\n".join(report.soak_section(soak))
+    assert "| single (x) | 97.7 MiB | 101.6 MiB (10M) | +4.00% | pass |" in text
+    assert "| vector (x) | 97.7 MiB | 107.4 MiB (10M) | +10.00% | **fail** |" in text

@@ -355,9 +355,11 @@ def markdown(
     img_rel: str | None = "img",
     time_goes: str | None = None,
     charts_available: set[str] | None = None,
+    soak: dict[str, Any] | None = None,
 ) -> str:
     """docs/benchmarks.md from a results document; charts are linked from `img_rel` (all of
-    them, or those named in `charts_available`)."""
+    them, or those named in `charts_available`); `soak` (bench/soak.py's JSON) adds its
+    memory table."""
     m, cfg = doc["machine"], doc["config"]
     out: list[str] = [
         "# Benchmarks",
@@ -491,9 +493,47 @@ def markdown(
         "`python bench/bench_collector.py`.",
         "",
     ]
+    if soak is not None:
+        out += soak_section(soak)
     skipped = [r for r in doc["rows"] if r["skipped"]]
     if skipped:
         out += ["## Skipped", ""]
         out += [f"- `{r['id']}`: {r['skipped']}" for r in skipped]
         out.append("")
     return "\n".join(out)
+
+
+def soak_section(soak: dict[str, Any]) -> list[str]:
+    """The soak's verdict: RSS at 1M and at the end of each run (bench/soak.py's JSON)."""
+    cfg, m = soak["config"], soak["machine"]
+    out = [
+        "## Soak: memory over 10M steps",
+        "",
+        f"`{soak['command']}` at commit `{str(m.get('commit', '?'))[:7]}` "
+        f"({soak.get('date_utc', '?')}): each run in its own process, RSS sampled every "
+        f"{cfg['sample_every']:,} env steps, with seeded resets, renders every "
+        f"{cfg['render_every']:,} steps and fresh observation arrays. Criterion: "
+        f"{soak['criterion']}. Details and the full series: [Soak test](soak.md).",
+        "",
+    ]
+    rows = []
+    for name, run in soak["runs"].items():
+        by_step = {s["steps"]: s["rss_kib"] / 1024 for s in run["samples"]}
+        last = max(by_step)
+        first = by_step.get(1_000_000)
+        if first is None:
+            continue
+        change = (by_step[last] - first) / first
+        verdict = "pass" if abs(change) <= cfg["tolerance"] else "**fail**"
+        rows.append(
+            [
+                f"{name} ({run['make']})",
+                f"{first:.1f} MiB",
+                f"{by_step[last]:.1f} MiB ({last / 1e6:.0f}M)",
+                f"{change:+.2%}",
+                verdict,
+            ]
+        )
+    out += _md_table(["run", "RSS at 1M steps", "RSS at the end", "change", "verdict"], rows)
+    out.append("")
+    return out
