@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -224,8 +225,12 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
     # policy in the loop: bars, the ceiling first
     rows = [r for r in section_rows(doc, "policy") if not r["skipped"] and r["stats"]]
     if rows:
-        fig, ax = plt.subplots(figsize=(6.4, 3.6))
-        names = [f"{r['label']} ({config_text(r['params'], r['variant'])})" for r in rows]
+        fig, ax = plt.subplots(figsize=(8.0, 4.4))
+        # Wrapped: the full labels are wider than the figure.
+        names = [
+            textwrap.fill(f"{r['label']} ({config_text(r['params'], r['variant'])})", 36)
+            for r in rows
+        ]
         med = [r["stats"]["steps_per_s"]["median"] for r in rows]
         lo = [m - r["stats"]["steps_per_s"]["min"] for m, r in zip(med, rows, strict=True)]
         hi = [r["stats"]["steps_per_s"]["max"] - m for m, r in zip(med, rows, strict=True)]
