@@ -92,7 +92,8 @@ $(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt
 test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
 	VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(BIN)/maturin develop --release --quiet
 	$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_sb3.py \
-		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py
+		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py \
+		tests/integrations/test_evaluate.py
 
 test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(BIN)/maturin develop --release --quiet
