@@ -151,7 +151,7 @@ class CarRacingVectorEnv(VectorEnv):
         copy: bool = True,
     ):
         # Every argument is checked before anything is allocated (see `spec.py`).
-        self._spec = spec = CarRacingSpec.create(
+        spec = CarRacingSpec.create(
             continuous=continuous,
             domain_randomize=domain_randomize,
             lap_complete_percent=lap_complete_percent,
