@@ -148,7 +148,7 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         if self.verbose:
             for _ in range(self._core.track_retries):
                 print(RETRY_MESSAGE)
-            print(f"Track generation: {len(self.track)}-tiles track")
+            print(f"Track generation: {len(self._core.track)}-tiles track")
         if self.render_mode == "human":
             self._render()
         return obs, {}

@@ -165,7 +165,9 @@ def race(calls, seconds: float = 0.5) -> list[BaseException]:
 
 
 def test_two_threads_on_one_env_get_a_named_conflict_and_the_env_stays_usable():
-    env = gym.make("reinfors/CarRacing-v0", render_mode="rgb_array")
+    # Our env itself: Gymnasium's own wrappers keep unsynchronized state of their own (the
+    # passive checker's previous step, for one) that no env can guard.
+    env = CarRacingEnv(render_mode="rgb_array")
     env.reset(seed=0)
     gas = np.array([0.0, 0.5, 0.0], np.float32)
 
@@ -174,7 +176,7 @@ def test_two_threads_on_one_env_get_a_named_conflict_and_the_env_stays_usable():
         if terminated or truncated:
             env.reset()
 
-    errors = race([step, step, env.reset, env.render, lambda: env.unwrapped.car_state()])
+    errors = race([step, step, env.reset, env.render, env.car_state, lambda: env.track])
     assert errors, "the threads never overlapped"
     assert all(isinstance(e, ConcurrentCallError) for e in errors), {repr(e) for e in errors}
     assert all("another thread" in str(e) for e in errors)
@@ -460,3 +462,9 @@ def test_np_random_seed_is_what_sync_vector_env_reports():
     # Unseeded: each sub-env's own OS-entropy seed, distinct and stable.
     fresh = CarRacingVectorEnv(3)
     assert len(set(fresh.np_random_seed)) == 3 and fresh.np_random_seed == fresh.np_random_seed
+
+
+def test_verbose_reset_reads_the_track_inside_its_own_call(capsys):
+    # reset() runs under the env's call guard: what it reads must not go through the guard.
+    CarRacingEnv(verbose=True).reset(seed=0)
+    assert "-tiles track" in capsys.readouterr().out
