@@ -63,6 +63,12 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--torch-threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=Path("out/ppo_carracing"), help="output folder")
+    # The observation options, native in the collector and reproduced on Gymnasium's own env by
+    # examples/evaluate.py (its wrappers give the same frames).
+    p.add_argument("--frame-skip", type=int, default=1, help="simulation steps per decision")
+    p.add_argument("--stack-num", type=int, default=1, help="frames stacked per observation")
+    p.add_argument("--grayscale", action="store_true", help="one luminance channel")
+    p.add_argument("--export", type=Path, help="save the final policy here (evaluate.py format)")
     return p.parse_args()
 
 
@@ -73,12 +79,19 @@ def layer_init(layer: nn.Module, std: float = np.sqrt(2)) -> nn.Module:
 
 
 class Agent(nn.Module):
-    """Small CNN trunk (stride-4 first conv) shared by a Gaussian policy and a value head."""
+    """Small CNN trunk (stride-4 first conv) shared by a Gaussian policy and a value head.
 
-    def __init__(self, value_scale: float, init_log_std: float):
+    Takes observations as `gym.make` and Gymnasium's wrappers give them (channels last, stacked
+    frames first): `(n, 96, 96, 3)`, `(n, k, 96, 96, 3)`, `(n, 96, 96)` or `(n, k, 96, 96)`
+    grayscale; the stacked frames' channels become the trunk's input channels."""
+
+    def __init__(self, value_scale: float, init_log_std: float, stack_num: int = 1,
+                 grayscale: bool = False):  # fmt: skip
         super().__init__()
+        self.grayscale = grayscale
+        channels = stack_num * (1 if grayscale else 3)
         self.trunk = nn.Sequential(
-            layer_init(nn.Conv2d(3, 16, 8, stride=4)),  # (3, 96, 96) -> (16, 23, 23)
+            layer_init(nn.Conv2d(channels, 16, 8, stride=4)),  # (c, 96, 96) -> (16, 23, 23)
             nn.ReLU(),
             layer_init(nn.Conv2d(16, 32, 4, stride=2)),  # -> (32, 10, 10)
             nn.ReLU(),
@@ -93,9 +106,20 @@ class Agent(nn.Module):
         self.value = layer_init(nn.Linear(256, 1), std=1.0)
         self.value_scale = value_scale
 
+    def channels_first(self, obs: torch.Tensor) -> torch.Tensor:
+        """uint8 observations -> float (n, channels, 96, 96) in [0, 1]."""
+        n = obs.shape[0]
+        if self.grayscale:
+            x = obs.reshape(n, -1, obs.shape[-2], obs.shape[-1])
+        elif obs.dim() == 4:
+            x = obs.permute(0, 3, 1, 2)
+        else:
+            x = obs.permute(0, 1, 4, 2, 3).reshape(n, -1, obs.shape[2], obs.shape[3])
+        return x.float() / 255.0
+
     def forward(self, obs: torch.Tensor):
-        """uint8 (n, 3, 96, 96) -> mean (n, 3), log_std (n, 3), value (n,) in reward units."""
-        hidden = self.trunk(obs.float() / 255.0)
+        """uint8 observations -> mean (n, 3), log_std (n, 3), value (n,) in reward units."""
+        hidden = self.trunk(self.channels_first(obs))
         mean = self.mean(hidden)
         value = self.value(hidden).squeeze(-1) * self.value_scale
         return mean, self.log_std.expand_as(mean), value
@@ -185,7 +209,12 @@ def main() -> None:
     n_updates = max(1, -(-args.total_steps // args.collect_size))  # at least total_steps
 
     engine = rf.Engine(
-        game=rf.games.CarRacing(),
+        game=rf.games.CarRacing(
+            layout="HWC",
+            frame_skip=args.frame_skip,
+            stack_num=args.stack_num,
+            grayscale=args.grayscale,
+        ),
         reward=rf.Reward(tile=1000.0, step=-0.1, off_playfield=-100.0),
         policy=rf.policies.Ppo(),
         learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
@@ -193,8 +222,9 @@ def main() -> None:
         n_threads=args.n_threads,
         seed=args.seed,
     )
-    learner = Agent(args.value_scale, args.init_log_std)
-    actor = Agent(args.value_scale, args.init_log_std)  # used only by `infer`, in the collector
+    shape = (args.value_scale, args.init_log_std, args.stack_num, args.grayscale)
+    learner = Agent(*shape)
+    actor = Agent(*shape)  # used only by `infer`, in the collector
     actor.load_state_dict(learner.state_dict())
     actor_lock = threading.Lock()
     optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
@@ -266,6 +296,17 @@ def main() -> None:
     wall = time.perf_counter() - start
     print(f"{env_steps} env steps in {wall:.0f} s; scalars: {args.out / 'scalars.csv'}")
     plot_curve(rows, args.out / "curve.png")
+    if args.export is not None:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from evaluate import save_checkpoint
+
+        options = {
+            "frame_skip": args.frame_skip,
+            "stack_num": args.stack_num,
+            "grayscale": args.grayscale,
+        }
+        save_checkpoint(learner, str(args.export), options)
+        print(f"policy: {args.export} ({options})")
 
 
 if __name__ == "__main__":

@@ -66,6 +66,25 @@ def test_streaming_ppo_example_runs_and_writes_scalars(tmp_path):
     assert len(rows) == 1 + 1024 // 256
 
 
+def test_streaming_ppo_with_native_options_exports_a_policy_evaluate_runs(tmp_path):
+    policy = tmp_path / "policy.pt2"
+    out = run(
+        "ppo_carracing.py",
+        "--total-steps=512",
+        "--n-games=8",
+        "--collect-size=256",
+        "--epochs=1",
+        "--frame-skip=2",
+        "--stack-num=2",
+        "--grayscale",
+        f"--out={tmp_path}",
+        f"--export={policy}",
+    )
+    assert "'stack_num': 2" in out and policy.exists()
+    result = run("evaluate.py", "--env=reinfors", f"--checkpoint={policy}", "--seeds=0", "--json")
+    assert '"seeds": [0]' in result.splitlines()[-1]
+
+
 def test_collector_log_probs_equal_torch_normal():
     mean = np.array([0.1, 0.6, 0.05], np.float32)
     log_std = np.array([-1.0, -0.7, -2.0], np.float32)
