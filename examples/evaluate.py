@@ -110,8 +110,10 @@ def parse_seeds(text: str) -> list[int]:
 
 
 @torch.no_grad()
-def run_episode(env: gym.Env, policy: Any, seed: int, sample: bool, rng: torch.Generator) -> float:
+def run_episode(env: gym.Env, policy: Any, seed: int, sample: bool, sample_seed: int) -> float:
     obs, _ = env.reset(seed=seed)
+    # Each episode draws its own stream, so a seed's samples are the same on either env.
+    rng = torch.Generator().manual_seed(sample_seed * 1_000_003 + seed)
     low, high = env.action_space.low, env.action_space.high
     total, done = 0.0, False
     while not done:
@@ -147,10 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     policy, preprocessing = load_checkpoint(args.checkpoint)
     seeds = parse_seeds(args.seeds)
     env = make_env(args.env, preprocessing)
-    rng = torch.Generator().manual_seed(args.sample_seed)
     returns = []
     for seed in seeds:
-        returns.append(run_episode(env, policy, seed, args.sample, rng))
+        returns.append(run_episode(env, policy, seed, args.sample, args.sample_seed))
         print(f"seed {seed}: {returns[-1]:.2f}", flush=True)
     env.close()
     mean = float(np.mean(returns))

@@ -38,7 +38,7 @@ except ImportError:
 COLUMNS = [
     "update", "env_steps", "mean_return", "episodes", "policy_loss", "value_loss", "entropy",
     "approx_kl", "clipfrac", "lr", "env_steps_per_s", "collect_s", "infer_s", "wait_s",
-    "train_s", "policy_lag",
+    "train_s", "policy_lag", "wall_s",
 ]  # fmt: skip
 
 
@@ -187,10 +187,15 @@ def plot_curve(rows: list[dict], path: Path) -> None:
     window = np.ones(5)
     totals = np.convolve(returns * counts, window)[: len(done)]
     smooth = totals / np.convolve(counts, window)[: len(done)]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(7, 4.4))
     ax.scatter(steps, returns, s=4 * counts, alpha=0.35, label="batch mean (area: episodes)")
     ax.plot(steps, smooth, "C1", lw=2, label="running mean (5 batches with episodes)")
-    ax.set_xlabel("env steps")
+    ax.axhline(900, color="C2", ls="--", lw=1, label="solved (900)")
+    ax.set_xlabel("env steps (decisions)")
+    # Wall-clock on a second axis: the run's own pace, training included.
+    rate = float(done[-1]["env_steps"]) / float(done[-1]["wall_s"])
+    top = ax.secondary_xaxis("top", functions=(lambda x: x / rate / 60.0, lambda m: m * 60 * rate))
+    top.set_xlabel("wall-clock minutes")
     ax.set_ylabel("episode return")
     ax.set_title("PPO on CarRacing (reinfors-gym streaming collector)")
     ax.grid(alpha=0.3)
@@ -269,6 +274,7 @@ def main() -> None:
                 **stats,
                 "lr": lr,
                 "env_steps_per_s": env_steps / (time.perf_counter() - start),
+                "wall_s": time.perf_counter() - start,
                 "collect_s": tele["collect_seconds"],
                 "infer_s": tele["infer_seconds"],
                 "wait_s": tele["wait_seconds"],
