@@ -63,6 +63,24 @@ impl PoolSpec {
         self.frame_bytes() * self.stack_num
     }
 
+    /// Shape of one sub-env's observation: the frame (`(H, W)` grayscale, `(3, H, W)` channels
+    /// first, else `(H, W, 3)`), behind a leading `stack_num` axis when stacking.
+    pub fn obs_shape(&self) -> Vec<usize> {
+        let (h, w) = (self.height, self.width);
+        let frame = if self.grayscale {
+            vec![h, w]
+        } else if self.channels_first {
+            vec![3, h, w]
+        } else {
+            vec![h, w, 3]
+        };
+        if self.stack_num == 1 {
+            frame
+        } else {
+            [vec![self.stack_num], frame].concat()
+        }
+    }
+
     fn check(&self) -> Result<()> {
         let bad = |m: String| Err(Error::InvalidArgument(m));
         if self.num_envs == 0 {
@@ -619,6 +637,18 @@ mod tests {
             height: 96,
             channels_first: false,
         }
+    }
+
+    #[test]
+    fn obs_shape_matches_obs_bytes() {
+        let mut spec = state_frames_spec();
+        assert_eq!(spec.obs_shape(), vec![96, 96, 3]);
+        spec.channels_first = true;
+        assert_eq!(spec.obs_shape(), vec![3, 96, 96]);
+        spec.grayscale = true;
+        spec.stack_num = 4;
+        assert_eq!(spec.obs_shape(), vec![4, 96, 96]);
+        assert_eq!(spec.obs_shape().iter().product::<usize>(), spec.obs_bytes());
     }
 
     #[test]

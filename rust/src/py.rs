@@ -524,7 +524,6 @@ impl PyPool {
         randomize: Option<bool>,
         obs: &Bound<'_, PyArrayDyn<u8>>,
     ) -> PyResult<()> {
-        let words = seeds;
         let mut obs = obs.readwrite();
         let len = obs.len();
         let out = batch_slice(&mut obs, len, "observation")?;
@@ -532,7 +531,7 @@ impl PyPool {
         let mut poisoned = false;
         let result = py.detach(|| {
             guarded(&mut poisoned, || {
-                pool.reset(&words, mask.as_deref(), randomize, out)
+                pool.reset(&seeds, mask.as_deref(), randomize, out)
             })
         });
         // A full reset recovers from an interrupted step; a partial one does not.
@@ -700,18 +699,7 @@ impl PyCollector {
         let collector = guarded(&mut poisoned, || {
             Collector::new(pool_spec, n_threads, &words, sampling_seed, weights)
         })?;
-        let frame: Vec<usize> = if spec.grayscale {
-            vec![spec.height, spec.width]
-        } else if spec.channels_first {
-            vec![3, spec.height, spec.width]
-        } else {
-            vec![spec.height, spec.width, 3]
-        };
-        let obs_shape = if spec.stack_num == 1 {
-            frame
-        } else {
-            [vec![spec.stack_num], frame].concat()
-        };
+        let obs_shape = pool_spec.obs_shape();
         Ok(PyCollector {
             collector,
             obs_shape,
@@ -732,13 +720,12 @@ impl PyCollector {
         seeds: SeedWords,
         obs: &Bound<'_, PyArrayDyn<u8>>,
     ) -> PyResult<()> {
-        let words = seeds;
         let mut obs = obs.readwrite();
         let len = self.collector.games() * self.collector.obs_bytes();
         let out = batch_slice(&mut obs, len, "observation")?;
         let collector = &mut self.collector;
         let mut poisoned = false;
-        let result = py.detach(|| guarded(&mut poisoned, || collector.reset(&words, out)));
+        let result = py.detach(|| guarded(&mut poisoned, || collector.reset(&seeds, out)));
         self.poisoned = poisoned;
         result
     }
