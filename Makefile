@@ -18,7 +18,7 @@ export SDL_AUDIODRIVER ?= dummy
 
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
-	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3
+	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3 bench-training
 
 $(BIN)/python:
 	$(PY) -m venv $(VENV)
@@ -104,6 +104,10 @@ test-integrations: test-integrations-sb3 test-integrations-rllib
 # PPO("CnnPolicy") rollout collection on make_sb3_vec_env(8) beside SubprocVecEnv(CarRacing-v3).
 bench-sb3: test-integrations-sb3
 	$(VENV_SB3)/bin/python bench/bench_sb3.py
+
+# The PPO recipe of docs/training.md end to end: the streaming collector beside AsyncVectorEnv.
+bench-training: test-integrations-sb3
+	$(VENV_SB3)/bin/python bench/bench_training.py --updates 6 --trials 3
 
 bench: setup
 	$(BIN)/python bench/bench_single.py

@@ -69,6 +69,13 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--stack-num", type=int, default=1, help="frames stacked per observation")
     p.add_argument("--grayscale", action="store_true", help="one luminance channel")
     p.add_argument("--export", type=Path, help="save the final policy here (evaluate.py format)")
+    p.add_argument("--init-from", type=Path, help="start from a policy saved with --export")
+    p.add_argument(
+        "--final-log-std",
+        type=float,
+        help="anneal the Gaussian log std linearly from its initial value to this one instead "
+        "of learning it (the mean must then learn what the noise did, e.g. when to brake)",
+    )
     return p.parse_args()
 
 
@@ -229,6 +236,11 @@ def main() -> None:
     )
     shape = (args.value_scale, args.init_log_std, args.stack_num, args.grayscale)
     learner = Agent(*shape)
+    if args.init_from is not None:
+        learner.load_state_dict(torch.export.load(str(args.init_from)).state_dict)
+    first_log_std = learner.log_std.detach().clone()
+    if args.final_log_std is not None:
+        learner.log_std.requires_grad_(False)
     actor = Agent(*shape)  # used only by `infer`, in the collector
     actor.load_state_dict(learner.state_dict())
     actor_lock = threading.Lock()
@@ -256,6 +268,11 @@ def main() -> None:
             batch = next(stream)  # workers keep collecting while we train on it
             lr = args.lr * (1.0 - update / n_updates)
             optimizer.param_groups[0]["lr"] = lr
+            if args.final_log_std is not None:
+                with torch.no_grad():
+                    frac = update / max(1, n_updates - 1)
+                    step = frac * (args.final_log_std - first_log_std)
+                    learner.log_std.copy_(first_log_std + step)
             t0 = time.perf_counter()
             stats = ppo_update(learner, optimizer, batch, args, rng)
             with actor_lock:

@@ -68,21 +68,32 @@ def test_streaming_ppo_example_runs_and_writes_scalars(tmp_path):
 
 def test_streaming_ppo_with_native_options_exports_a_policy_evaluate_runs(tmp_path):
     policy = tmp_path / "policy.pt2"
-    out = run(
-        "ppo_carracing.py",
-        "--total-steps=512",
-        "--n-games=8",
-        "--collect-size=256",
-        "--epochs=1",
-        "--frame-skip=2",
-        "--stack-num=2",
-        "--grayscale",
-        f"--out={tmp_path}",
-        f"--export={policy}",
-    )
+    small_run = ["--total-steps=512", "--n-games=8", "--collect-size=256", "--epochs=1"]
+    options = ["--frame-skip=2", "--stack-num=2", "--grayscale"]
+    out = run("ppo_carracing.py", *small_run, *options, f"--out={tmp_path}", f"--export={policy}")
     assert "'stack_num': 2" in out and policy.exists()
     result = run("evaluate.py", "--env=reinfors", f"--checkpoint={policy}", "--seeds=0", "--json")
     assert '"seeds": [0]' in result.splitlines()[-1]
+
+    # A second stage starts from that policy and anneals the noise to --final-log-std.
+    tuned = tmp_path / "tuned.pt2"
+    run(
+        "ppo_carracing.py",
+        *small_run,
+        *options,
+        f"--init-from={policy}",
+        "--final-log-std=-1.5",
+        "--seed=2",  # a fresh network would differ from the first stage's
+        f"--out={tmp_path / 'stage2'}",
+        f"--export={tuned}",
+    )
+    first = torch.export.load(str(policy)).state_dict
+    second = torch.export.load(str(tuned)).state_dict
+    torch.testing.assert_close(second["log_std"], torch.full((3,), -1.5))
+    # The weights it started from are the first stage's (one update of a small lr moves them
+    # only a little); a fresh network's orthogonal init would be far away.
+    drift = (second["trunk.0.weight"] - first["trunk.0.weight"]).abs().max().item()
+    assert drift < 0.01
 
 
 def test_collector_log_probs_equal_torch_normal():
