@@ -26,6 +26,8 @@ import numpy as np
 
 import reinfors_gym as rf
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # evaluate.py: the checkpoint format
+
 try:
     import torch
     import torch.nn as nn
@@ -132,6 +134,17 @@ class Agent(nn.Module):
         return mean, self.log_std.expand_as(mean), value
 
 
+def start_from(agent: Agent, path: Path, options: dict) -> None:
+    """Loads the weights of a policy saved with `--export`, which must have been trained on the
+    same observation options."""
+    from evaluate import load_checkpoint
+
+    module, saved = load_checkpoint(str(path))
+    if saved != options:
+        sys.exit(f"--init-from {path} was trained with {saved}, this run has {options}")
+    agent.load_state_dict(module.state_dict())
+
+
 def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]:
     """The clipped PPO objective over `epochs` passes of shuffled minibatches."""
     flat = batch.flat()
@@ -236,8 +249,13 @@ def main() -> None:
     )
     shape = (args.value_scale, args.init_log_std, args.stack_num, args.grayscale)
     learner = Agent(*shape)
+    options = {
+        "frame_skip": args.frame_skip,
+        "stack_num": args.stack_num,
+        "grayscale": args.grayscale,
+    }
     if args.init_from is not None:
-        learner.load_state_dict(torch.export.load(str(args.init_from)).state_dict)
+        start_from(learner, args.init_from, options)
     first_log_std = learner.log_std.detach().clone()
     if args.final_log_std is not None:
         learner.log_std.requires_grad_(False)
@@ -320,14 +338,8 @@ def main() -> None:
     print(f"{env_steps} env steps in {wall:.0f} s; scalars: {args.out / 'scalars.csv'}")
     plot_curve(rows, args.out / "curve.png")
     if args.export is not None:
-        sys.path.insert(0, str(Path(__file__).resolve().parent))
         from evaluate import save_checkpoint
 
-        options = {
-            "frame_skip": args.frame_skip,
-            "stack_num": args.stack_num,
-            "grayscale": args.grayscale,
-        }
         save_checkpoint(learner, str(args.export), options)
         print(f"policy: {args.export} ({options})")
 

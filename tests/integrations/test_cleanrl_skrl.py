@@ -95,6 +95,16 @@ def test_streaming_ppo_with_native_options_exports_a_policy_evaluate_runs(tmp_pa
     drift = (second["trunk.0.weight"] - first["trunk.0.weight"]).abs().max().item()
     assert drift < 0.01
 
+    # A policy trained on other observations is refused by name, before any training.
+    mismatch = subprocess.run(
+        [sys.executable, str(ROOT / "examples" / "ppo_carracing.py"), *small_run,
+         "--frame-skip=2", "--stack-num=3", "--grayscale", f"--init-from={policy}",
+         f"--out={tmp_path / 'mismatch'}"],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert mismatch.returncode != 0
+    assert "'stack_num': 2" in mismatch.stderr and "'stack_num': 3" in mismatch.stderr
+
 
 def test_collector_log_probs_equal_torch_normal():
     mean = np.array([0.1, 0.6, 0.05], np.float32)
