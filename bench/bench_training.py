@@ -49,13 +49,12 @@ except ImportError:
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
 from evaluate import ActionRepeat  # noqa: E402
-from ppo_carracing import Agent, ppo_update  # noqa: E402
+from ppo_carracing import Agent, parse_args, ppo_update  # noqa: E402
 
 GAMES = 16
 BATCH = 2048
 FRAME_SKIP = 2
 STACK_NUM = 2
-GAMMA, LAM = 0.99, 0.95
 
 
 def machine_info() -> dict[str, str]:
@@ -96,13 +95,13 @@ class NumpyBatch:
         return self.arrays
 
 
-def gae(rewards, values, dones, next_values) -> tuple[np.ndarray, np.ndarray]:
+def gae(rewards, values, dones, next_values, gamma, lam) -> tuple[np.ndarray, np.ndarray]:
     """Time-major GAE; `next_values[t]` is the value after step t (0 after a termination)."""
     advantages = np.zeros_like(rewards)
     running = np.zeros(rewards.shape[1], dtype=np.float32)
     for t in reversed(range(len(rewards))):
-        delta = rewards[t] + GAMMA * next_values[t] - values[t]
-        running = delta + GAMMA * LAM * (1.0 - dones[t]) * running
+        delta = rewards[t] + gamma * next_values[t] - values[t]
+        running = delta + gamma * lam * (1.0 - dones[t]) * running
         advantages[t] = running
     return advantages, advantages + values
 
@@ -110,12 +109,9 @@ def gae(rewards, values, dones, next_values) -> tuple[np.ndarray, np.ndarray]:
 def gymnasium_async(updates: int) -> float:
     """Decisions/s of the same recipe on `AsyncVectorEnv`, over the updates after the first."""
     torch.set_num_threads(2)
-    args = argparse.Namespace(
-        epochs=4, minibatch_size=256, clip=0.2, ent_coef=0.0, vf_coef=0.5, max_grad_norm=0.5,
-        value_scale=100.0,
-    )  # fmt: skip
-    agent = Agent(100.0, -0.5, STACK_NUM, grayscale=True)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=3e-4, eps=1e-5)
+    args = parse_args([])  # the example's defaults: the same PPO settings and network
+    agent = Agent(args.value_scale, args.init_log_std, STACK_NUM, grayscale=True)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     rng = np.random.default_rng(1)
     envs = gym.vector.AsyncVectorEnv(
         [make_gymnasium_game] * GAMES, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
@@ -126,7 +122,7 @@ def gymnasium_async(updates: int) -> float:
         obs, _ = envs.reset(seed=1)
         marks = []
         for _ in range(updates):
-            buf = {k: [] for k in ("obs", "actions", "logp", "values", "rewards", "dones", "next")}
+            buf = {k: [] for k in ("obs", "actions", "logp", "values", "rewards", "dones", "ended")}
             for _ in range(steps):
                 with torch.no_grad():
                     mean, log_std, value = agent(torch.from_numpy(obs))
@@ -136,25 +132,31 @@ def gymnasium_async(updates: int) -> float:
                 next_obs, reward, term, trunc, info = envs.step(
                     np.clip(action.numpy().astype(np.float64), low, high)
                 )
-                with torch.no_grad():  # the value after this step, for GAE
-                    _, _, next_value = agent(torch.from_numpy(next_obs))
-                next_value = next_value.numpy().copy()
-                if trunc.any():  # bootstrap a cut-off episode from its final frame
+                # The value after an episode's last step: 0 after a termination, the final
+                # frame's after a truncation; NaN where the game goes on (the next step's value).
+                ended = np.full(GAMES, np.nan, np.float32)
+                ended[term] = 0.0
+                if trunc.any():
                     final = np.stack([info["final_obs"][i] for i in np.flatnonzero(trunc)])
                     with torch.no_grad():
-                        _, _, final_value = agent(torch.from_numpy(final))
-                    next_value[trunc] = final_value.numpy()
-                next_value[term] = 0.0
+                        ended[trunc] = agent(torch.from_numpy(final))[2].numpy()
                 buf["obs"].append(obs)
                 buf["actions"].append(action.numpy())
                 buf["logp"].append(logp.numpy())
                 buf["values"].append(value.numpy())
                 buf["rewards"].append(reward.astype(np.float32))
                 buf["dones"].append((term | trunc).astype(np.float32))
-                buf["next"].append(next_value)
+                buf["ended"].append(ended)
                 obs = next_obs
+            with torch.no_grad():
+                last_value = agent(torch.from_numpy(obs))[2].numpy()
             stacked = {k: np.stack(v) for k, v in buf.items()}
-            adv, ret = gae(stacked["rewards"], stacked["values"], stacked["dones"], stacked["next"])
+            following = np.concatenate([stacked["values"][1:], last_value[None]])
+            next_values = np.where(np.isnan(stacked["ended"]), following, stacked["ended"])
+            adv, ret = gae(
+                stacked["rewards"], stacked["values"], stacked["dones"], next_values,
+                args.gamma, args.lam,
+            )  # fmt: skip
             batch = NumpyBatch({
                 "obs": stacked["obs"].reshape(BATCH, *obs.shape[1:]),
                 "actions": stacked["actions"].reshape(BATCH, 3),

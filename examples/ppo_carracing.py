@@ -44,7 +44,7 @@ COLUMNS = [
 ]  # fmt: skip
 
 
-def parse_args() -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--total-steps", type=int, default=300_000, help="env steps in all")
     p.add_argument("--n-games", type=int, default=16, help="parallel games")
@@ -78,7 +78,7 @@ def parse_args() -> argparse.Namespace:
         help="anneal the Gaussian log std linearly from its initial value to this one instead "
         "of learning it (the mean must then learn what the noise did, e.g. when to brake)",
     )
-    return p.parse_args()
+    return p.parse_args(argv)
 
 
 def layer_init(layer: nn.Module, std: float = np.sqrt(2)) -> nn.Module:
