@@ -142,7 +142,7 @@ class CollectorCore:
         n_threads: int,
         entropy: list[int],
         sampling_seed: int,
-        reward: tuple[float, float, float],
+        reward: tuple[float, float, float, float],
     ) -> CollectorCore: ...
     @property
     def num_threads(self) -> int: ...

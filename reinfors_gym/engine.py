@@ -64,9 +64,12 @@ class Reward:
         tile: total paid for visiting every tile once (each new tile pays ``tile / N``).
         step: paid every step (a time penalty when negative).
         off_playfield: paid instead, on the step the car leaves the playfield.
+        off_road: paid per wheel that touches no road tile, every simulation step. Gymnasium
+            has no such event (0 gives its reward); a penalty here is a shaping for training
+            that makes cutting a corner or sliding off the road cost at once.
     """
 
-    EVENTS = ("tile", "step", "off_playfield")
+    EVENTS = ("tile", "step", "off_playfield", "off_road")
 
     def __init__(
         self,
@@ -74,21 +77,28 @@ class Reward:
         tile: float = 1000.0,
         step: float = -0.1,
         off_playfield: float = -100.0,
+        off_road: float = 0.0,
         **unknown: Any,
     ):
         if unknown:
             raise ValueError(
                 f"unknown reward events {sorted(unknown)}; CarRacing has {list(self.EVENTS)}"
             )
-        for name, value in (("tile", tile), ("step", step), ("off_playfield", off_playfield)):
+        weights = (("tile", tile), ("step", step), ("off_playfield", off_playfield),
+                   ("off_road", off_road))  # fmt: skip
+        for name, value in weights:
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise ValueError(f"reward weight {name} must be a number, got {value!r}")
             if not math.isfinite(value):
                 raise ValueError(f"reward weight {name} must be finite, got {value}")
         self.tile, self.step, self.off_playfield = float(tile), float(step), float(off_playfield)
+        self.off_road = float(off_road)
 
     def __repr__(self) -> str:
-        return f"Reward(tile={self.tile}, step={self.step}, off_playfield={self.off_playfield})"
+        return (
+            f"Reward(tile={self.tile}, step={self.step}, off_playfield={self.off_playfield}, "
+            f"off_road={self.off_road})"
+        )
 
 
 class games:  # noqa: N801 - a namespace, spelled like reinfors'
@@ -173,8 +183,10 @@ class Batch:
     ``terminations``, ``truncations`` (T, G) bool; ``advantages``, ``returns`` (T, G) float32;
     ``final_values`` (T, G) float32 (value of the final observation where an episode was
     truncated, NaN elsewhere); ``bootstrap_values`` (G,) float32 (value after the last step);
-    ``episode_returns``, ``episode_lengths`` of the episodes that ended in this batch;
-    ``weights_version`` (weights that collected the first step); ``telemetry``.
+    ``episode_returns``, ``episode_lengths`` of the episodes that ended in this batch, and
+    ``episode_scores``, their returns under Gymnasium's own reward (equal to the returns unless
+    the ``Reward`` differs from Gymnasium's); ``weights_version`` (weights that collected the
+    first step); ``telemetry``.
     """
 
     obs: np.ndarray
@@ -190,6 +202,7 @@ class Batch:
     bootstrap_values: np.ndarray
     episode_returns: np.ndarray
     episode_lengths: np.ndarray
+    episode_scores: np.ndarray
     weights_version: int = 0
     telemetry: dict[str, float] = field(default_factory=dict)
 
@@ -276,7 +289,12 @@ class Engine:
             n_threads=self.n_threads,
             entropy=[secrets.randbits(128) for _ in range(self.n_games)],
             sampling_seed=sampling_seed,
-            reward=(self.reward.tile, self.reward.step, self.reward.off_playfield),
+            reward=(
+                self.reward.tile,
+                self.reward.step,
+                self.reward.off_playfield,
+                self.reward.off_road,
+            ),
         )
         # What the core uses: at most one thread per game and per available core.
         self.n_threads = self._core.num_threads

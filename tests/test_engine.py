@@ -131,12 +131,64 @@ def test_reward_weights_apply_to_events():
     assert set(np.unique(b.rewards)) <= {-1.0, -5.0}
 
 
+def test_off_road_pays_per_wheel_on_no_tile_as_gymnasiums_wheels_report_it(gym_car_racing):
+    """`off_road` counts, each simulation step, the wheels whose Gymnasium `tiles` set is
+    empty: replayed in Gymnasium's own env, the same actions give the same counts."""
+    steer_and_gas = np.array([0.45, 0.9, 0.0, -20.0, -20.0, -20.0], np.float32)
+
+    def infer(obs):  # a wide circle at speed: on the road, across the kerb, onto the grass
+        n = len(obs)
+        return np.tile(steer_and_gas, (n, 1)), np.zeros(n, np.float32)
+
+    def rewards(reward: rf.Reward, frame_skip: int) -> np.ndarray:
+        engine = rf.Engine(game=rf.games.CarRacing(frame_skip=frame_skip), reward=reward,
+                           n_games=1, seed=3)  # fmt: skip
+        return engine.collect(200 // frame_skip, infer).rewards[:, 0]
+
+    only_off_road = rf.Reward(tile=0.0, step=0.0, off_playfield=0.0, off_road=-1.0)
+    counts = -rewards(only_off_road, 1)
+    env = gym_car_racing()
+    env.reset(seed=3)
+    expected = []
+    for _ in range(200):
+        env.step(steer_and_gas[:3].astype(np.float64))
+        expected.append(sum(not wheel.tiles for wheel in env.car.wheels))
+    np.testing.assert_array_equal(counts, expected)
+    assert counts[0] == 0 and counts.max() == 4 and 0 < counts.mean() < 4
+
+    # With frame skip the counts add up over a decision's simulation steps, on top of
+    # Gymnasium's own reward.
+    skipped = rewards(rf.Reward(off_road=-0.25), 2) - rewards(rf.Reward(), 2)
+    np.testing.assert_allclose(skipped, -0.25 * (counts[0::2] + counts[1::2]), atol=1e-4)
+
+
+def test_episode_scores_are_gymnasiums_returns_whatever_the_training_reward():
+    def episodes(reward: rf.Reward):
+        engine = rf.Engine(game=rf.games.CarRacing(frame_skip=2), reward=reward, n_games=4,
+                           seed=7)  # fmt: skip
+        # Straight on at half gas: over a few tiles, across the grass, off the playfield.
+        b = engine.collect(4 * 520, lambda obs: (
+            np.tile(np.float32([0.0, 0.5, 0.0, -20.0, -20.0, -20.0]), (len(obs), 1)),
+            np.zeros(len(obs), np.float32)))  # fmt: skip
+        return b.episode_returns, b.episode_scores, b.episode_lengths
+
+    gymnasium, scores, lengths = episodes(rf.Reward())
+    assert len(lengths) >= 8 and (lengths < 500).all()  # each left the playfield: -100
+    np.testing.assert_array_equal(scores, gymnasium)
+    shaped, shaped_scores, shaped_lengths = episodes(rf.Reward(step=-0.03, off_road=-0.25))
+    np.testing.assert_array_equal(shaped_lengths, lengths)
+    assert np.abs(shaped - gymnasium).min() > 10  # the training reward differs
+    np.testing.assert_allclose(shaped_scores, gymnasium, rtol=1e-12)
+
+
 def test_reward_rejects_unknown_and_non_finite():
     with pytest.raises(ValueError, match="unknown reward events"):
         rf.Reward(lap=1.0)
     for bad in (float("nan"), float("inf"), "1"):
         with pytest.raises(ValueError):
             rf.Reward(tile=bad)
+        with pytest.raises(ValueError, match="off_road"):
+            rf.Reward(off_road=bad)
 
 
 def test_same_seed_same_batch():

@@ -33,9 +33,19 @@ pub struct RewardWeights {
     pub step: f64,
     /// Paid instead of the above on the step the car leaves the playfield.
     pub off_playfield: f64,
+    /// Paid per wheel touching no road tile, every simulation step (Gymnasium's: 0).
+    pub off_road: f64,
 }
 
 impl RewardWeights {
+    /// Gymnasium's CarRacing reward.
+    pub const GYMNASIUM: RewardWeights = RewardWeights {
+        tile: 1000.0,
+        step: -0.1,
+        off_playfield: -100.0,
+        off_road: 0.0,
+    };
+
     /// The reward of one pool step from its events.
     pub fn of(&self, r: &SlotResult) -> f64 {
         if r.off_playfield {
@@ -46,7 +56,7 @@ impl RewardWeights {
         } else {
             0.0
         };
-        tiles + self.step * r.env_steps as f64
+        tiles + self.step * r.env_steps as f64 + self.off_road * r.wheels_off_road as f64
     }
 }
 
@@ -101,6 +111,8 @@ pub struct Rollout {
     /// Episodes that ended during this rollout: return and length (agent steps).
     pub episode_returns: Vec<f64>,
     pub episode_lengths: Vec<u32>,
+    /// Their returns under Gymnasium's own reward, whatever the weights (the game's score).
+    pub episode_scores: Vec<f64>,
 }
 
 impl Rollout {
@@ -248,6 +260,7 @@ pub struct Collector {
     /// Running episode return and length per game.
     episode_return: Vec<f64>,
     episode_length: Vec<u32>,
+    episode_score: Vec<f64>,
     rollout: Rollout,
 }
 
@@ -274,6 +287,7 @@ impl Collector {
             ("tile", weights.tile),
             ("step", weights.step),
             ("off_playfield", weights.off_playfield),
+            ("off_road", weights.off_road),
         ] {
             if !w.is_finite() {
                 return Err(Error::InvalidArgument(format!(
@@ -308,6 +322,7 @@ impl Collector {
             final_obs: vec![0; n * spec.obs_bytes()],
             episode_return: vec![0.0; n],
             episode_length: vec![0; n],
+            episode_score: vec![0.0; n],
             rollout: Rollout {
                 games: n,
                 ..Rollout::default()
@@ -337,6 +352,7 @@ impl Collector {
         self.pool.reset(seeds, None, None, obs)?;
         self.episode_return.iter_mut().for_each(|r| *r = 0.0);
         self.episode_length.iter_mut().for_each(|l| *l = 0);
+        self.episode_score.iter_mut().for_each(|s| *s = 0.0);
         self.rollout = Rollout {
             games: self.games(),
             ..Rollout::default()
@@ -439,11 +455,14 @@ impl Collector {
             r.final_values.push(f32::NAN);
             self.episode_return[g] += reward;
             self.episode_length[g] += 1;
+            self.episode_score[g] += RewardWeights::GYMNASIUM.of(res);
             if res.terminated || res.truncated {
                 r.episode_returns.push(self.episode_return[g]);
                 r.episode_lengths.push(self.episode_length[g]);
+                r.episode_scores.push(self.episode_score[g]);
                 self.episode_return[g] = 0.0;
                 self.episode_length[g] = 0;
+                self.episode_score[g] = 0.0;
                 if !res.terminated {
                     truncated.push(g);
                 }
@@ -620,6 +639,7 @@ mod tests {
             tile: 1000.0,
             step: -0.1,
             off_playfield: -100.0,
+            off_road: 0.0,
         };
         let mut c = Collector::new(spec, 1, &entropy, 7, weights).unwrap();
         let mut obs = vec![0u8; 2 * c.obs_bytes()];

@@ -103,6 +103,8 @@ pub struct StepOutcome {
     pub new_tiles: u32,
     /// The car left the playfield this step (the reward's off-playfield event).
     pub off_playfield: bool,
+    /// Wheels touching no road tile after this step (the reward's off-road event).
+    pub wheels_off_road: u32,
 }
 
 /// Per-episode state: the track, its tiles and the car on it.
@@ -330,6 +332,9 @@ impl CarRacing {
                 }
             });
         let new_tiles = book.new_tiles;
+        let wheels_off_road = (0..4)
+            .filter(|&w| ep.contacts.tiles_of(w).is_empty())
+            .count() as u32;
         ep.car.solve((1.0 / FPS) as f32);
         self.t += 1.0 / FPS;
 
@@ -339,6 +344,7 @@ impl CarRacing {
             lap_finished: None,
             new_tiles,
             off_playfield: false,
+            wheels_off_road,
         };
         if action.is_some() {
             self.reward += STEP_REWARD;

@@ -143,6 +143,8 @@ pub struct SlotResult {
     pub track_tiles: u32,
     /// The car left the playfield during this call.
     pub off_playfield: bool,
+    /// Wheels on no road tile, summed over the simulation steps of this call.
+    pub wheels_off_road: u32,
     /// Simulation steps taken during this call (up to `frame_skip`).
     pub env_steps: u32,
 }
@@ -264,12 +266,14 @@ impl Slot {
                 lap_finished,
                 new_tiles,
                 off_playfield,
+                wheels_off_road,
             } = self.env.step(action)?;
             self.elapsed += 1;
             r.env_steps += 1;
             r.reward += reward;
             r.new_tiles += new_tiles;
             r.off_playfield |= off_playfield;
+            r.wheels_off_road += wheels_off_road;
             r.terminated = terminated;
             r.lap_finished = lap_finished;
             r.truncated = spec.max_episode_steps.is_some_and(|m| self.elapsed >= m);

@@ -682,18 +682,19 @@ impl PyCollector {
         n_threads: usize,
         entropy: Vec<u128>,
         sampling_seed: u64,
-        reward: (f64, f64, f64),
+        reward: (f64, f64, f64, f64),
     ) -> PyResult<Self> {
         let pool_spec = spec.pool_spec(n_games, AutoresetMode::SameStep);
         let words: Vec<Vec<u32>> = entropy
             .iter()
             .map(|e| crate::rng::coerce_seed_words(*e))
             .collect();
-        let (tile, step, off_playfield) = reward;
+        let (tile, step, off_playfield, off_road) = reward;
         let weights = RewardWeights {
             tile,
             step,
             off_playfield,
+            off_road,
         };
         let mut poisoned = false;
         let collector = guarded(&mut poisoned, || {
@@ -853,6 +854,10 @@ impl PyCollector {
         d.set_item(
             "episode_lengths",
             owned_array(py, r.episode_lengths, &[episodes])?,
+        )?;
+        d.set_item(
+            "episode_scores",
+            owned_array(py, r.episode_scores, &[episodes])?,
         )?;
         Ok(d)
     }
