@@ -40,7 +40,7 @@ except ImportError:
 COLUMNS = [
     "update", "env_steps", "mean_return", "episodes", "policy_loss", "value_loss", "entropy",
     "approx_kl", "clipfrac", "lr", "env_steps_per_s", "collect_s", "infer_s", "wait_s",
-    "train_s", "policy_lag", "wall_s",
+    "train_s", "policy_lag", "wall_s", "mean_length", "gymnasium_return",
 ]  # fmt: skip
 
 
@@ -70,6 +70,21 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--frame-skip", type=int, default=1, help="simulation steps per decision")
     p.add_argument("--stack-num", type=int, default=1, help="frames stacked per observation")
     p.add_argument("--grayscale", action="store_true", help="one luminance channel")
+    # The training reward; `gymnasium_return` in the scalars is always Gymnasium's score.
+    p.add_argument(
+        "--step-reward",
+        type=float,
+        default=-0.1,
+        help="reward per simulation step (Gymnasium's: -0.1). A smaller time penalty weighs a "
+        "missed tile more against the time a shortcut saves",
+    )
+    p.add_argument(
+        "--off-road-reward",
+        type=float,
+        default=0.0,
+        help="reward per wheel on no road tile, per simulation step (Gymnasium has none). A "
+        "penalty makes cutting a corner or sliding off the road cost at once",
+    )
     p.add_argument("--export", type=Path, help="save the final policy here (evaluate.py format)")
     p.add_argument("--init-from", type=Path, help="start from a policy saved with --export")
     p.add_argument(
@@ -240,7 +255,7 @@ def main() -> None:
             stack_num=args.stack_num,
             grayscale=args.grayscale,
         ),
-        reward=rf.Reward(tile=1000.0, step=-0.1, off_playfield=-100.0),
+        reward=rf.Reward(step=args.step_reward, off_road=args.off_road_reward),
         policy=rf.policies.Ppo(),
         learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
         n_games=args.n_games,
@@ -301,6 +316,7 @@ def main() -> None:
             env_steps += len(batch)
             tele = batch.telemetry
             episodes = len(batch.episode_returns)
+            nan = float("nan")
             row = {
                 "update": update + 1,
                 "env_steps": env_steps,
@@ -315,6 +331,8 @@ def main() -> None:
                 "wait_s": tele["wait_seconds"],
                 "train_s": train_s,
                 "policy_lag": tele["policy_lag"],
+                "mean_length": float(batch.episode_lengths.mean()) if episodes else nan,
+                "gymnasium_return": float(batch.episode_scores.mean()) if episodes else nan,
             }
             rows.append(row)
             writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})

@@ -4,8 +4,10 @@
     python tools/gen_training_curve.py STAGE1.csv STAGE2.csv ... --csv OUT.csv --png OUT.png
 
 Env steps and wall-clock continue across stages; the CSV gains a `stage` column. The figure has
-the batch means and a running mean against env steps (left) and against wall-clock minutes
-(right), the stage boundaries, the solved line (900) and the 90-minute budget.
+the batch means of the return under Gymnasium's reward (`gymnasium_return`, which a stage
+trained with another `--step-reward` logs beside its own) and a running mean, against env steps
+(left) and against wall-clock minutes (right), the stage boundaries, the solved line (900) and
+the 90-minute budget.
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ def read_stage(path: Path) -> list[dict[str, float]]:
     for row in rows:
         if "wall_s" not in row:  # older scalars: the rate is env steps over time since start
             row["wall_s"] = row["env_steps"] / row["env_steps_per_s"]
+        if "gymnasium_return" not in row:  # older scalars: trained on Gymnasium's reward itself
+            row["gymnasium_return"] = row["mean_return"]
+            row["mean_length"] = float("nan")
     return rows
 
 
@@ -58,7 +63,7 @@ def plot(rows: list[dict[str, float]], path: Path, window: int) -> None:
     import matplotlib.pyplot as plt
 
     done = [r for r in rows if r["episodes"] > 0]
-    returns = np.array([r["mean_return"] for r in done])
+    returns = np.array([r["gymnasium_return"] for r in done])
     counts = np.array([r["episodes"] for r in done])
     smooth = running_mean(returns, counts, window)
     starts = [r for i, r in enumerate(rows) if i > 0 and r["stage"] != rows[i - 1]["stage"]]
@@ -76,7 +81,7 @@ def plot(rows: list[dict[str, float]], path: Path, window: int) -> None:
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
     axes[1].axvline(90, color="C3", ls="--", lw=1, label="90-minute budget")
-    axes[0].set_ylabel("episode return (training, sampled actions)")
+    axes[0].set_ylabel("episode return, Gymnasium's reward\n(training, sampled actions)")
     axes[0].set_ylim(-100, 1000)
     axes[1].legend(loc="lower right", fontsize=8)
     fig.suptitle("PPO on CarRacing with the streaming collector (dotted: stage starts)")
