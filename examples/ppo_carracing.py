@@ -280,9 +280,11 @@ def main() -> None:
     optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
 
     def infer(obs: np.ndarray):
+        # log_std is a view of the actor's parameter, which the trainer overwrites after each
+        # update: copy it out (torch.cat) before the lock is released.
         with actor_lock, torch.no_grad():
             mean, log_std, value = actor(torch.from_numpy(obs))
-        return torch.cat([mean, log_std], 1).detach().cpu().numpy(), value.detach().cpu().numpy()
+            return torch.cat([mean, log_std], 1).numpy(), value.numpy()
 
     try:
         from tqdm import tqdm

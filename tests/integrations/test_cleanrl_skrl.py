@@ -4,6 +4,7 @@ subprocess as a user runs them; and the collector's log-probabilities beside PyT
 
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
 import sys
@@ -55,15 +56,23 @@ def test_skrl_ppo_runs_one_update():
 def test_streaming_ppo_example_runs_and_writes_scalars(tmp_path):
     run(
         "ppo_carracing.py",
-        "--total-steps=1024",
+        "--total-steps=2048",
         "--n-games=8",
         "--collect-size=256",
         "--epochs=1",
+        "--frame-skip=4",  # 250 decisions an episode: some end within the run
+        "--step-reward=-0.05",
+        "--off-road-reward=-0.25",
         f"--out={tmp_path}",
     )
-    rows = (tmp_path / "scalars.csv").read_text().splitlines()
-    assert rows[0].startswith("update,env_steps,mean_return,episodes,")
-    assert len(rows) == 1 + 1024 // 256
+    with open(tmp_path / "scalars.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0])[:4] == ["update", "env_steps", "mean_return", "episodes"]
+    assert len(rows) == 2048 // 256
+    # A shaped training reward is logged beside Gymnasium's score of the same episodes.
+    done = [r for r in rows if int(r["episodes"])]
+    assert done and all(float(r["mean_length"]) > 0 for r in done)
+    assert all(float(r["gymnasium_return"]) != float(r["mean_return"]) for r in done)
 
 
 def test_streaming_ppo_with_native_options_exports_a_policy_evaluate_runs(tmp_path):
