@@ -84,21 +84,21 @@ class Reward:
             raise ValueError(
                 f"unknown reward events {sorted(unknown)}; CarRacing has {list(self.EVENTS)}"
             )
-        weights = (("tile", tile), ("step", step), ("off_playfield", off_playfield),
-                   ("off_road", off_road))  # fmt: skip
-        for name, value in weights:
+        weights = {"tile": tile, "step": step, "off_playfield": off_playfield, "off_road": off_road}
+        for name, value in weights.items():
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise ValueError(f"reward weight {name} must be a number, got {value!r}")
             if not math.isfinite(value):
                 raise ValueError(f"reward weight {name} must be finite, got {value}")
-        self.tile, self.step, self.off_playfield = float(tile), float(step), float(off_playfield)
-        self.off_road = float(off_road)
+        self.tile, self.step, self.off_playfield, self.off_road = map(float, weights.values())
+
+    def weights(self) -> tuple[float, float, float, float]:
+        """The weights in `EVENTS` order, as the core takes them."""
+        return self.tile, self.step, self.off_playfield, self.off_road
 
     def __repr__(self) -> str:
-        return (
-            f"Reward(tile={self.tile}, step={self.step}, off_playfield={self.off_playfield}, "
-            f"off_road={self.off_road})"
-        )
+        fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.EVENTS)
+        return f"Reward({fields})"
 
 
 class games:  # noqa: N801 - a namespace, spelled like reinfors'
@@ -289,12 +289,7 @@ class Engine:
             n_threads=self.n_threads,
             entropy=[secrets.randbits(128) for _ in range(self.n_games)],
             sampling_seed=sampling_seed,
-            reward=(
-                self.reward.tile,
-                self.reward.step,
-                self.reward.off_playfield,
-                self.reward.off_road,
-            ),
+            reward=self.reward.weights(),
         )
         # What the core uses: at most one thread per game and per available core.
         self.n_threads = self._core.num_threads

@@ -635,13 +635,7 @@ mod tests {
             channels_first: false,
         };
         let entropy = vec![vec![1], vec![2]];
-        let weights = RewardWeights {
-            tile: 1000.0,
-            step: -0.1,
-            off_playfield: -100.0,
-            off_road: 0.0,
-        };
-        let mut c = Collector::new(spec, 1, &entropy, 7, weights).unwrap();
+        let mut c = Collector::new(spec, 1, &entropy, 7, RewardWeights::GYMNASIUM).unwrap();
         let mut obs = vec![0u8; 2 * c.obs_bytes()];
         c.reset(&[Some(vec![0]), Some(vec![1])], &mut obs).unwrap();
         (c, obs)
