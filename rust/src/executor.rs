@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::error::{Error, Result};
+use crate::error::{panic_text, Error, Result};
 use crate::pacing::{Mode, Pacer, Plan};
 
 /// Threads worth using for `requested` threads on batches of at most `max_jobs` jobs: never
@@ -281,14 +281,9 @@ impl Failures {
     }
 }
 
-/// The message of a caught panic payload.
+/// The message of a panic caught in a job.
 pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    let text = panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "unknown panic".into());
-    format!("internal error in a sub-env: {text}")
+    format!("internal error in a sub-env: {}", panic_text(panic))
 }
 
 #[cfg(test)]
