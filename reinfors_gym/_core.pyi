@@ -18,6 +18,7 @@ _SeedWords: TypeAlias = list[list[int] | None]
 __all__ = [
     "CarRacingCore",
     "PoolCore",
+    "StepResults",
     "CollectorCore",
     "seeded_rng_state",
     "avx2_used",
@@ -90,6 +91,29 @@ class CarRacingCore:
     def has_episode(self) -> bool: ...
 
 @final
+class StepResults:
+    """The results of one `PoolCore.step` or `recv`, one entry per sub-env it covers."""
+
+    @property
+    def env_ids(self) -> npt.NDArray[np.int32]: ...
+    @property
+    def rewards(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def terminated(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def truncated(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def lap_finished(self) -> npt.NDArray[np.int8]: ...
+    @property
+    def was_reset(self) -> npt.NDArray[np.bool_]: ...
+    @property
+    def final_obs(self) -> npt.NDArray[np.uint8]: ...
+    @property
+    def any_lap(self) -> bool: ...
+    @property
+    def any_reset(self) -> bool: ...
+
+@final
 class PoolCore:
     """Many CarRacing environments stepped in parallel (behind `CarRacingVectorEnv`)."""
 
@@ -104,26 +128,43 @@ class PoolCore:
     ) -> PoolCore: ...
     @property
     def num_threads(self) -> int: ...
+    @property
+    def in_flight(self) -> int: ...
     def abandon(self) -> None:
         """Lets go of the worker threads without tearing them down (in a forked child)."""
+    def close(self) -> None:
+        """Drops queued work, waits for running jobs, ends the worker threads."""
     def reset(
         self,
+        *,
         seeds: _SeedWords,
         mask: list[bool] | None,
         randomize: bool | None,
         obs: npt.NDArray[np.uint8],
     ) -> None: ...
+    def observe(self, *, obs: npt.NDArray[np.uint8]) -> None: ...
     def step(
         self,
+        *,
         actions: npt.NDArray[np.float64] | npt.NDArray[np.int64],
         obs: npt.NDArray[np.uint8],
-        final_obs: npt.NDArray[np.uint8],
-        rewards: npt.NDArray[np.float64],
-        terminated: npt.NDArray[np.bool_],
-        truncated: npt.NDArray[np.bool_],
-        lap_finished: npt.NDArray[np.int8],
-        reset: npt.NDArray[np.bool_],
-    ) -> tuple[bool, bool]: ...
+    ) -> StepResults: ...
+    def send(
+        self,
+        *,
+        actions: npt.NDArray[np.float64] | npt.NDArray[np.int64],
+        env_ids: npt.NDArray[np.int64],
+    ) -> None: ...
+    def send_reset(
+        self,
+        *,
+        env_ids: npt.NDArray[np.int64],
+        seeds: _SeedWords,
+        randomize: bool | None,
+    ) -> None: ...
+    def recv(
+        self, *, count: int, obs: npt.NDArray[np.uint8], timeout: float | None
+    ) -> StepResults: ...
     def render(
         self, i: int, width: int, height: int, skid_marks: bool
     ) -> npt.NDArray[np.uint8]: ...

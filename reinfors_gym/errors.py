@@ -32,11 +32,23 @@ class ClosedEnvironmentError(gym_error.ClosedEnvironmentError, RuntimeError):
     """Any call after `close()` other than `close()` itself."""
 
 
+class AsyncOrderError(gym_error.Error, RuntimeError):
+    """A call out of order with the asynchronous API (`send`/`recv`, `step_async`): `recv`
+    with nothing in flight, a sub-env sent twice, a synchronous call while sub-envs are in
+    flight. Nothing changed; the environment stays usable."""
+
+
+class InvalidEnvId(gym_error.Error, ValueError):
+    """An `env_id` that names no sub-env, or names one twice in a call."""
+
+
 __all__ = [
+    "AsyncOrderError",
     "ClosedEnvironmentError",
     "ConcurrentCallError",
     "InvalidAction",
     "InvalidConfig",
+    "InvalidEnvId",
     "InvalidSeed",
     "ResetNeeded",
 ]

@@ -11,8 +11,6 @@ from __future__ import annotations
 import numbers
 import secrets
 import weakref
-from concurrent.futures import Future, ThreadPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import numpy as np
@@ -25,7 +23,14 @@ from . import _core
 from ._guard import CallGuard
 from ._rng import check_seed, seed_words
 from .car_racing import FPS, VIDEO_SHAPE, continuous_action_space
-from .errors import ClosedEnvironmentError, InvalidAction, InvalidConfig, InvalidSeed
+from .errors import (
+    AsyncOrderError,
+    ClosedEnvironmentError,
+    InvalidAction,
+    InvalidConfig,
+    InvalidEnvId,
+    InvalidSeed,
+)
 from .spec import CarRacingSpec, check_flag, check_threads
 
 _MODES = {
@@ -35,7 +40,7 @@ _MODES = {
 }
 
 
-def _parse_autoreset_mode(mode: object) -> AutoresetMode:
+def parse_autoreset_mode(mode: object) -> AutoresetMode:
     """An `AutoresetMode`, or its value or name in any case ("NextStep", "next_step", ...)."""
     if isinstance(mode, AutoresetMode):
         return mode
@@ -129,6 +134,9 @@ class CarRacingVectorEnv(VectorEnv):
         obs_size: `(height, width)` of frames, drawn natively at that resolution.
         channels_first: `(3, H, W)` frames (PyTorch's layout) instead of `(H, W, 3)`.
         copy: return a fresh observation array (True) or the shared buffer (False).
+        batch_size: sub-envs per :meth:`recv` (EnvPool's asynchronous API; default
+            ``num_envs``). With fewer than ``num_envs``, ``recv`` returns the first
+            ``batch_size`` sub-envs to finish while the others keep stepping.
     """
 
     def __init__(
@@ -149,6 +157,7 @@ class CarRacingVectorEnv(VectorEnv):
         obs_size: tuple[int, int] = (96, 96),
         channels_first: bool = False,
         copy: bool = True,
+        batch_size: int | None = None,
     ):
         # Every argument is checked before anything is allocated (see `spec.py`).
         spec = CarRacingSpec.create(
@@ -164,7 +173,8 @@ class CarRacingVectorEnv(VectorEnv):
         )
         self.num_envs = spec.check_batch(num_envs)
         num_threads = check_threads("num_threads", num_threads)
-        self.autoreset_mode = _parse_autoreset_mode(autoreset_mode)
+        self.autoreset_mode = parse_autoreset_mode(autoreset_mode)
+        self.batch_size = self._check_batch_size(batch_size)
         if render_mode not in (None, "rgb_array", "state_pixels"):
             raise InvalidConfig(
                 f"render_mode must be None, 'rgb_array' or 'state_pixels', got {render_mode!r}"
@@ -207,27 +217,21 @@ class CarRacingVectorEnv(VectorEnv):
         self.num_threads = self._pool.num_threads
         n = self.num_envs
         # The latest observation batch. With `copy=False` it is the one shared buffer every
-        # call writes; with `copy=True` each call writes a new array, which is returned as is
-        # (no copy) and never written again.
+        # call writes (`_batch_obs` for `recv`); with `copy=True` each call writes a new
+        # array, which is returned as is (no copy) and never written again.
         self._obs = np.zeros((n, *obs_shape), np.uint8)
-        self._final_obs = np.zeros_like(self._obs)
-        self._rewards = np.zeros(n, np.float64)
-        self._terminations = np.zeros(n, np.bool_)
-        self._truncations = np.zeros(n, np.bool_)
-        self._lap = np.zeros(n, np.int8)
-        self._was_reset = np.zeros(n, np.bool_)
-        self._step_buffers = (
-            self._final_obs,
-            self._rewards,
-            self._terminations,
-            self._truncations,
-            self._lap,
-            self._was_reset,
-        )
+        self._batch_obs = np.zeros((self.batch_size, *obs_shape), np.uint8)
+        self._all_ids = np.arange(n, dtype=np.int64)
+        # Sub-envs sent and not yet received (the core keeps the same count; this copy
+        # names the misuse before the core is called).
+        self._flying = np.zeros(n, np.bool_)
+        self._in_flight = 0
+        # Sub-envs that have been sent a reset, for `send` before any full reset.
+        self._reset_sent = np.zeros(n, np.bool_)
         self._has_reset = False
         self._sub_envs = [_SubEnv(self, i) for i in range(n)]
-        self._executor: ThreadPoolExecutor | None = None
-        self._pending: tuple[str, Future] | None = None
+        # The `*_async` call whose results the matching `*_wait` collects.
+        self._pending: str | None = None
 
     # ------------------------------------------------------------------ reset
 
@@ -236,8 +240,18 @@ class CarRacingVectorEnv(VectorEnv):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         self._guard.enter("reset")
         try:
-            self._reset_async(seed, options, run_now=True)
-            return self._reset_wait(None)
+            self._check_synchronous("reset")
+            seeds, mask, randomize = self._reset_args(seed, options)
+            obs = self._next_obs()
+            self._pool.reset(
+                seeds=self._seed_words(seeds, mask),
+                mask=None if mask is None else mask.tolist(),
+                randomize=randomize,
+                obs=obs,
+            )
+            self._commit_seeds(seeds, mask)
+            self._obs = obs
+            return obs, {}
         finally:
             self._guard.exit()
 
@@ -246,23 +260,56 @@ class CarRacingVectorEnv(VectorEnv):
         seed: int | list[int | None] | None = None,
         options: dict[str, Any] | None = None,
     ) -> None:
-        """Starts a reset in the background; collect it with :meth:`reset_wait`."""
+        """Starts a reset on the worker threads and returns at once; collect it with
+        :meth:`reset_wait`."""
         self._guard.enter("reset_async")
         try:
-            self._reset_async(seed, options, run_now=False)
+            self._check_synchronous("reset_async")
+            seeds, mask, randomize = self._reset_args(seed, options)
+            ids = self._all_ids if mask is None else np.flatnonzero(mask)
+            self._send_reset(ids, seeds, randomize)
+            self._commit_seeds(seeds, mask)
+            self._pending = "reset"
         finally:
             self._guard.exit()
 
     def reset_wait(self, timeout: float | None = None) -> tuple[np.ndarray, dict[str, Any]]:
-        """Finishes :meth:`reset_async`."""
+        """Finishes :meth:`reset_async`: every sub-env's observation (the first of its new
+        episode where it was reset, else its latest)."""
         self._guard.enter("reset_wait")
         try:
-            return self._reset_wait(timeout)
+            self._take_pending("reset")
+            count = self._in_flight
+            scratch = np.empty((count, *self.single_observation_space.shape), np.uint8)
+            self._receive(count, scratch, timeout, pending="reset")
+            obs = self._next_obs()
+            self._pool.observe(obs=obs)
+            self._obs = obs
+            return obs, {}
         finally:
             self._guard.exit()
 
-    def _reset_async(self, seed: object, options: object, run_now: bool) -> None:
-        self._check_ready()
+    def async_reset(
+        self,
+        seed: int | list[int | None] | None = None,
+        options: dict[str, Any] | None = None,
+    ) -> None:
+        """EnvPool's `async_reset`: resets every sub-env (those of ``options["reset_mask"]``)
+        on the worker threads and returns at once. Their first observations come from
+        :meth:`recv`, ``batch_size`` at a time, each with its ``info["env_id"]``."""
+        self._guard.enter("async_reset")
+        try:
+            self._check_ready()
+            seeds, mask, randomize = self._reset_args(seed, options)
+            ids = self._all_ids if mask is None else np.flatnonzero(mask)
+            self._send_reset(ids, seeds, randomize)
+            self._commit_seeds(seeds, mask)
+        finally:
+            self._guard.exit()
+
+    def _reset_args(
+        self, seed: object, options: object
+    ) -> tuple[list[int | None], np.ndarray | None, bool | None]:
         seeds = self._seed_list(seed)
         mask = None
         randomize = None
@@ -273,33 +320,30 @@ class CarRacingVectorEnv(VectorEnv):
                 mask = self._check_reset_mask(options["reset_mask"])
             if "randomize" in options:
                 randomize = bool(options["randomize"])
-        self._reset_mask = mask
+        return seeds, mask, randomize
+
+    def _seed_words(
+        self, seeds: list[int | None], mask: np.ndarray | None
+    ) -> list[list[int] | None]:
+        return [
+            None if s is None or (mask is not None and not mask[i]) else seed_words(s)
+            for i, s in enumerate(seeds)
+        ]
+
+    def _commit_seeds(self, seeds: list[int | None], mask: np.ndarray | None) -> None:
         for i, s in enumerate(seeds):
             if s is not None and (mask is None or mask[i]):
                 self._seeds[i] = s
-        # A partial reset keeps the other sub-envs' latest observations.
-        obs = self._next_obs() if mask is None or not self.copy else self._obs.copy()
-        words = [None if s is None else seed_words(s) for s in seeds]
-        args = (words, None if mask is None else mask.tolist(), randomize, obs)
-        pool = self._pool
-
-        def work() -> np.ndarray:
-            pool.reset(*args)
-            return obs
-
-        self._start("reset", work, run_now=run_now)
-
-    def _reset_wait(self, timeout: float | None) -> tuple[np.ndarray, dict[str, Any]]:
-        self._obs = self._finish("reset", timeout)
-        mask = self._reset_mask
         if mask is None:
-            self._terminations[:] = False
-            self._truncations[:] = False
             self._has_reset = True
-        else:
-            self._terminations[mask] = False
-            self._truncations[mask] = False
-        return self._obs, {}
+
+    def _send_reset(self, ids: np.ndarray, seeds: list[int | None], randomize: bool | None) -> None:
+        self._check_sendable(ids)
+        words = [None if seeds[i] is None else seed_words(seeds[i]) for i in ids.tolist()]
+        self._pool.send_reset(env_ids=ids, seeds=words, randomize=randomize)
+        self._flying[ids] = True
+        self._in_flight += len(ids)
+        self._reset_sent[ids] = True
 
     @property
     def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
@@ -310,89 +354,226 @@ class CarRacingVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ step
 
     def step(
-        self, actions: Any
+        self, actions: Any, env_id: Any = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """Gymnasium's synchronous step over every sub-env; with `env_id`, EnvPool's
+        ``send(actions, env_id)`` then ``recv()``."""
+        if env_id is not None:
+            self._guard.enter("step")
+            try:
+                self._send(actions, env_id)
+                return self._recv(None)
+            finally:
+                self._guard.exit()
         # The synchronous path calls the core directly: no future, and the action checks the
         # core repeats anyway are left to it (see `_run_step`). Per-batch Python time is
         # what limits thread scaling on small batches.
         self._guard.enter("step")
         try:
-            self._check_steppable()
+            self._check_steppable("step")
             obs = self._next_obs()
-            acts = self._coerce_actions(actions, check_values=False)
-            flags = self._run_step(acts, actions, obs)
-            return self._step_result(flags, obs)
+            acts = self._coerce_actions(actions, self.num_envs, check_values=False)
+            res = self._run_step(acts, actions, obs)
+            self._obs = obs
+            return obs, res.rewards, res.terminated, res.truncated, self._infos(res)
         finally:
             self._guard.exit()
 
     def step_async(self, actions: Any) -> None:
-        """Starts stepping with `actions` in the background; collect with :meth:`step_wait`."""
+        """Starts stepping every sub-env with (a copy of) `actions` on the worker threads and
+        returns at once; collect the results with :meth:`step_wait`."""
         self._guard.enter("step_async")
         try:
-            self._check_steppable()
-            acts = self._coerce_actions(actions)
-            obs = self._next_obs()
-            self._start("step", lambda: (self._run_step(acts, actions, obs), obs))
+            self._check_steppable("step_async")
+            acts = self._coerce_actions(actions, self.num_envs)
+            self._pool.send(actions=acts, env_ids=self._all_ids)
+            self._flying[:] = True
+            self._in_flight = self.num_envs
+            self._pending = "step"
         finally:
             self._guard.exit()
 
     def step_wait(
         self, timeout: float | None = None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        """Finishes :meth:`step_async`."""
+        """Finishes :meth:`step_async` (the same results as :meth:`step`)."""
         self._guard.enter("step_wait")
         try:
-            flags, obs = self._finish("step", timeout)
-            return self._step_result(flags, obs)
+            self._take_pending("step")
+            obs = self._next_obs()
+            res = self._receive(self.num_envs, obs, timeout, pending="step")
+            self._obs = obs
+            return obs, res.rewards, res.terminated, res.truncated, self._infos(res)
         finally:
             self._guard.exit()
 
-    def _check_steppable(self) -> None:
-        self._check_ready()
-        if not self._has_reset:
-            raise gym_error.ResetNeeded("step() called before reset(); call reset() first")
+    # ------------------------------------------------------------------ EnvPool's async API
 
-    def _run_step(self, acts: np.ndarray, actions: Any, obs: np.ndarray) -> tuple[bool, bool]:
-        """Steps the core, writing observations into `obs`; returns its (any lap info, any
-        reset) flags."""
+    def send(self, actions: Any, env_id: Any = None) -> None:
+        """EnvPool's `send`: sub-envs `env_id` (default: all) start stepping with (a copy of)
+        `actions` (one row each) on the worker threads; returns at once."""
+        self._guard.enter("send")
         try:
-            return self._pool.step(acts, obs, *self._step_buffers)
+            self._send(actions, env_id)
+        finally:
+            self._guard.exit()
+
+    def recv(
+        self, timeout: float | None = None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        """EnvPool's `recv`: the first ``batch_size`` sub-envs to finish, as ``(obs, rewards,
+        terminated, truncated, info)`` with ``info["env_id"]`` naming them (ascending).
+        While it waits, the calling thread steps queued sub-envs too. Raises
+        :class:`AsyncOrderError` when fewer than ``batch_size`` are in flight."""
+        self._guard.enter("recv")
+        try:
+            return self._recv(timeout)
+        finally:
+            self._guard.exit()
+
+    def _send(self, actions: Any, env_id: Any) -> None:
+        self._check_ready()
+        if not self._has_reset and not self._reset_sent.all():
+            raise gym_error.ResetNeeded(
+                "send() called before reset(); call reset() or async_reset() first"
+            )
+        ids = self._all_ids if env_id is None else self._check_env_ids(env_id)
+        self._check_sendable(ids)
+        acts = self._coerce_actions(actions, len(ids))
+        self._pool.send(actions=acts, env_ids=ids)
+        self._flying[ids] = True
+        self._in_flight += len(ids)
+
+    def _recv(
+        self, timeout: float | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        self._check_ready()
+        k = self.batch_size
+        if self._in_flight < k:
+            raise AsyncOrderError(
+                "recv() with nothing in flight: send() actions or async_reset() first"
+                if self._in_flight == 0
+                else f"recv() needs batch_size={k} sub-envs in flight, but {self._in_flight} "
+                "are: send() more first"
+            )
+        obs = (
+            np.empty((k, *self.single_observation_space.shape), np.uint8)
+            if self.copy
+            else self._batch_obs
+        )
+        res = self._receive(k, obs, timeout, pending=None)
+        infos = self._infos(res)
+        infos["env_id"] = res.env_ids
+        return obs, res.rewards, res.terminated, res.truncated, infos
+
+    def _receive(
+        self, count: int, obs: np.ndarray, timeout: float | None, pending: str | None
+    ) -> _core.StepResults:
+        """`count` results from the core (observations into `obs`); a timeout leaves them
+        in flight (and `pending` pending)."""
+        if timeout is not None and not (isinstance(timeout, numbers.Real) and timeout >= 0):
+            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+        try:
+            res = self._pool.recv(count=count, obs=obs, timeout=timeout)
+        except TimeoutError:
+            self._pending = pending
+            raise
+        except BaseException:
+            # A failed job still hands its sub-envs back (they need a reset).
+            self._sync_flight()
+            raise
+        self._flying[res.env_ids] = False
+        self._in_flight -= count
+        return res
+
+    def _sync_flight(self) -> None:
+        self._in_flight = self._pool.in_flight
+        if self._in_flight == 0:
+            self._flying[:] = False
+
+    # ------------------------------------------------------------------ step internals
+
+    def _check_synchronous(self, call: str) -> None:
+        self._check_ready()
+        if self._in_flight:
+            raise AsyncOrderError(
+                f"{call}() while {self._in_flight} sub-envs are in flight (sent with send() "
+                "or async_reset()); recv() them first"
+            )
+
+    def _check_steppable(self, call: str) -> None:
+        self._check_synchronous(call)
+        if not self._has_reset:
+            raise gym_error.ResetNeeded(f"{call}() called before reset(); call reset() first")
+
+    def _check_env_ids(self, env_id: Any) -> np.ndarray:
+        ids = np.asarray(env_id)
+        if ids.ndim == 0:
+            ids = ids.reshape(1)
+        if ids.ndim != 1 or ids.dtype.kind not in "iu":
+            raise InvalidEnvId(
+                f"env_id must be integers of shape (k,), got {ids.shape} {ids.dtype}"
+            )
+        ids = ids.astype(np.int64, copy=False)
+        if len(ids) == 0:
+            raise InvalidEnvId("env_id is empty: send() at least one sub-env")
+        if ids.min() < 0 or ids.max() >= self.num_envs:
+            bad = sorted({int(i) for i in ids if not 0 <= i < self.num_envs})
+            raise InvalidEnvId(
+                f"env_id {bad} out of range: sub-envs are 0 to {self.num_envs - 1}"
+            )
+        if len(np.unique(ids)) != len(ids):
+            values, counts = np.unique(ids, return_counts=True)
+            raise InvalidEnvId(f"env_id {values[counts > 1].tolist()} appear more than once")
+        return ids
+
+    def _check_sendable(self, ids: np.ndarray) -> None:
+        if self._flying[ids].any():
+            busy = ids[self._flying[ids]].tolist()
+            raise AsyncOrderError(
+                f"sub-envs {busy} are already in flight; recv() their results before sending "
+                "them again"
+            )
+
+    def _take_pending(self, name: str) -> None:
+        self._check_open()
+        if self._pending != name:
+            raise gym_error.NoAsyncCallError(
+                f"calling `{name}_wait` without any prior call to `{name}_async`", name
+            )
+        self._pending = None
+
+    def _run_step(self, acts: np.ndarray, actions: Any, obs: np.ndarray) -> _core.StepResults:
+        """Steps the core, writing observations into `obs`."""
+        try:
+            return self._pool.step(actions=acts, obs=obs)
         except ValueError:
             # The core refused an action (NaN/inf, out of range) before touching any sub-env:
             # re-check in Python for the message naming every offending sub-env.
-            self._coerce_actions(actions)
+            self._coerce_actions(actions, self.num_envs)
             raise
 
-    def _step_result(
-        self, flags: tuple[bool, bool], obs: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
-        any_lap, any_reset = flags
-        self._obs = obs
+    def _infos(self, res: _core.StepResults) -> dict[str, Any]:
+        """Gymnasium's vector infos of a step's results (over the sub-envs they cover)."""
         infos: dict[str, Any] = {}
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
-            if any_reset:
-                done = self._was_reset.copy()
-                final_obs = np.full(self.num_envs, None, dtype=object)
-                for i in np.flatnonzero(done):
-                    final_obs[i] = self._final_obs[i].copy()
+            if res.any_reset:
+                done = res.was_reset
+                final_obs = np.full(len(done), None, dtype=object)
+                for i, row in zip(np.flatnonzero(done), res.final_obs, strict=True):
+                    final_obs[i] = row
                 final_info: dict[str, Any] = {}
-                lap_mask = done & (self._lap >= 0)
+                lap_mask = done & (res.lap_finished >= 0)
                 if lap_mask.any():
-                    final_info["lap_finished"] = self._lap == 1
+                    final_info["lap_finished"] = res.lap_finished == 1
                     final_info["_lap_finished"] = lap_mask
                 infos.update(
                     final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done
                 )
-        elif any_lap:
-            infos["lap_finished"] = self._lap == 1
-            infos["_lap_finished"] = self._lap >= 0
-        return (
-            obs,
-            self._rewards.copy(),
-            self._terminations.copy(),
-            self._truncations.copy(),
-            infos,
-        )
+        elif res.any_lap:
+            infos["lap_finished"] = res.lap_finished == 1
+            infos["_lap_finished"] = res.lap_finished >= 0
+        return infos
 
     # ------------------------------------------------------------------ the rest of the API
 
@@ -457,19 +638,14 @@ class CarRacingVectorEnv(VectorEnv):
             self._guard.exit()
 
     def close_extras(self, **kwargs: Any) -> None:
-        if self._pending is not None:
-            try:
-                self._pending[1].result()
-            except BaseException:  # noqa: BLE001 - closing must not fail on a failed step
-                pass
-            self._pending = None
-        if self._executor is not None:
-            self._executor.shutdown(wait=True)
-            self._executor = None
+        """Work in flight is dropped (queued sub-envs) or finished (running ones, which take
+        milliseconds), then the worker threads end; none outlives this call."""
         if self._guard.forked:
             # The pool's worker threads exist only in the parent: never join them here.
             self._pool.abandon()
-        self._pool = None  # type: ignore[assignment]  # drops the Rust pool, joining its threads
+        self._pool.close()
+        self._pending = None
+        self._in_flight = 0
 
     # ------------------------------------------------------------------ internals
 
@@ -496,38 +672,21 @@ class CarRacingVectorEnv(VectorEnv):
         self._check_open()
         if self._pending is not None:
             raise gym_error.AlreadyPendingCallError(
-                f"a call to `{self._pending[0]}_async` is still pending; "
-                f"call `{self._pending[0]}_wait` first",
-                self._pending[0],
+                f"a call to `{self._pending}_async` is still pending; "
+                f"call `{self._pending}_wait` first",
+                self._pending,
             )
 
-    def _start(self, name: str, work: Any, run_now: bool = False) -> None:
-        if run_now:
-            future: Future = Future()
-            try:
-                future.set_result(work())
-            except BaseException as e:  # noqa: BLE001 - re-raised by _finish
-                future.set_exception(e)
-        else:
-            if self._executor is None:
-                self._executor = ThreadPoolExecutor(1, thread_name_prefix="reinfors-gym-async")
-            future = self._executor.submit(work)
-        self._pending = (name, future)
-
-    def _finish(self, name: str, timeout: float | None) -> Any:
-        """Waits for the pending `name` call; returns its result (or raises its exception)."""
-        self._check_open()
-        if self._pending is None or self._pending[0] != name:
-            raise gym_error.NoAsyncCallError(
-                f"calling `{name}_wait` without any prior call to `{name}_async`", name
+    def _check_batch_size(self, batch_size: object) -> int:
+        if batch_size is None:
+            return self.num_envs
+        if isinstance(batch_size, bool) or not isinstance(batch_size, numbers.Integral):
+            raise InvalidConfig(f"batch_size must be an int or None, got {batch_size!r}")
+        if not 1 <= batch_size <= self.num_envs:
+            raise InvalidConfig(
+                f"batch_size must be between 1 and num_envs={self.num_envs}, got {batch_size}"
             )
-        try:
-            return self._pending[1].result(timeout)
-        except FutureTimeout as e:
-            raise TimeoutError(f"`{name}_wait` timed out after {timeout} s") from e
-        finally:
-            if self._pending[1].done():
-                self._pending = None
+        return int(batch_size)
 
     def _seed_list(self, seed: object) -> list[int | None]:
         """Gymnasium's vector rule: an int seeds sub-env i with `seed + i`; a list gives each
@@ -560,12 +719,12 @@ class CarRacingVectorEnv(VectorEnv):
             raise ValueError("`options['reset_mask']` must contain at least one True value")
         return mask.copy()
 
-    def _coerce_actions(self, actions: Any, check_values: bool = True) -> np.ndarray:
-        """The actions as the core takes them: `(n, 3)` float64 or `(n,)` int64, C-contiguous.
-        Shapes and dtypes are always checked; values (NaN/inf, the discrete range) only with
-        `check_values`, as the core checks them too before it touches any sub-env."""
+    def _coerce_actions(self, actions: Any, n: int, check_values: bool = True) -> np.ndarray:
+        """The actions for `n` sub-envs as the core takes them: `(n, 3)` float64 or `(n,)`
+        int64, C-contiguous. Shapes and dtypes are always checked; values (NaN/inf, the
+        discrete range) only with `check_values`, as the core checks them too before it
+        touches any sub-env."""
         a = actions if type(actions) is np.ndarray else np.asarray(actions)
-        n = self.num_envs
         kind = a.dtype.kind
         if self.continuous:
             if a.shape != (n, 3):
@@ -583,7 +742,9 @@ class CarRacingVectorEnv(VectorEnv):
                 f"discrete actions must be integers of shape ({n},), got {a.shape} {a.dtype}"
             )
         if check_values and ((a < 0) | (a >= 5)).any():
-            raise InvalidAction(f"discrete actions must be in 0..5, got {a.tolist()}")
+            raise InvalidAction(
+                f"discrete actions must be in {{0, 1, 2, 3, 4}}, got {a.tolist()}"
+            )
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, dtype=np.int64)
         return a

@@ -22,6 +22,8 @@ from types import ModuleType
 
 from gymnasium.vector import AutoresetMode
 
+from ..errors import InvalidConfig
+
 ENV_ID = "reinfors/CarRacing-v0"
 MODULE_ENV_ID = "reinfors_gym:" + ENV_ID
 """The module-prefixed id: `gym.make(MODULE_ENV_ID)` imports `reinfors_gym` first."""
@@ -42,9 +44,13 @@ def require(module: str, extra: str) -> ModuleType:
 
 def autoreset_mode(mode: object, allowed: tuple[AutoresetMode, ...], stack: str) -> AutoresetMode:
     """`mode` (an `AutoresetMode`, or its value or name in any case) if `stack` takes it."""
-    key = str(getattr(mode, "value", mode)).replace("_", "").replace("-", "").lower()
-    for m in AutoresetMode:
-        if key in (m.value.lower(), m.name.replace("_", "").lower()) and m in allowed:
-            return m
+    from ..vector import parse_autoreset_mode
+
+    try:
+        parsed = parse_autoreset_mode(mode)
+    except InvalidConfig:
+        parsed = None
+    if parsed in allowed:
+        return parsed
     names = " or ".join(m.name for m in allowed)
     raise ValueError(f"{stack} needs autoreset_mode {names}, got {mode!r}")

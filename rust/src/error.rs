@@ -11,6 +11,8 @@ pub enum Error {
     InvalidArgument(String),
     /// A call made in the wrong state: `step` before `reset`, or any call after `close`.
     InvalidState(String),
+    /// A wait that ran out of time; nothing was lost (the work stays in flight).
+    Timeout(String),
     /// A bug on our side (a caught panic); the sub-envs involved need a reset.
     Internal(String),
 }
@@ -21,6 +23,7 @@ impl fmt::Display for Error {
             Error::InvalidAction(m)
             | Error::InvalidArgument(m)
             | Error::InvalidState(m)
+            | Error::Timeout(m)
             | Error::Internal(m) => f.write_str(m),
         }
     }

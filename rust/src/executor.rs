@@ -43,6 +43,8 @@ pub struct Executor {
 
 struct Helpers {
     pool: rayon::ThreadPool,
+    /// Helper threads still alive, so that dropping the executor can wait for them to end.
+    alive: Arc<Alive>,
     /// Counts batches: a helper that stays awake after a batch polls it for the next one.
     batches: Arc<AtomicU64>,
     pacer: Pacer,
@@ -62,13 +64,18 @@ impl Executor {
     pub fn new(threads: usize) -> Result<Self> {
         let threads = threads.max(1);
         let helpers = if threads > 1 {
+            // Counted from the start: a thread that has not started yet is alive already.
+            let alive = Arc::new(Alive::new(threads - 1));
+            let ended = Arc::clone(&alive);
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads - 1)
                 .thread_name(|i| format!("reinfors-gym-{i}"))
+                .exit_handler(move |_| ended.exited())
                 .build()
                 .map_err(|e| Error::InvalidArgument(format!("cannot start threads: {e}")))?;
             Some(Helpers {
                 pool,
+                alive,
                 batches: Arc::new(AtomicU64::new(0)),
                 pacer: Pacer::default(),
             })
@@ -91,6 +98,19 @@ impl Executor {
             std::mem::forget(helpers);
         }
         self.threads = 1;
+    }
+
+    /// Runs `task` once on every helper thread in the background and returns at once (nothing
+    /// runs when the caller works alone). For work that outlives the call: `task` must catch
+    /// its own panics (an uncaught one aborts the process) and must not wait for the caller.
+    /// Returns how many helpers were given the task.
+    pub fn spawn_on_helpers(&self, task: impl Fn() + Send + Sync + 'static) -> usize {
+        let Some(h) = &self.helpers else {
+            return 0;
+        };
+        h.batches.fetch_add(1, Ordering::Release); // a helper still polling stops and takes it
+        h.pool.spawn_broadcast(move |_| task());
+        self.threads - 1
     }
 
     /// Runs `work` on every job, each exactly once, and returns when all have finished. Jobs
@@ -136,6 +156,48 @@ impl Executor {
                 run_together(h, self.threads, jobs, work, None).0
             }
         }
+    }
+}
+
+impl Drop for Executor {
+    /// Ends the helper threads and waits (a bounded time) until they have exited, so that no
+    /// thread of a dropped pool outlives it.
+    fn drop(&mut self) {
+        if let Some(helpers) = self.helpers.take() {
+            let alive = Arc::clone(&helpers.alive);
+            drop(helpers);
+            alive.wait_until_none(THREAD_EXIT_WAIT);
+        }
+    }
+}
+
+/// Longest wait for helper threads to exit when an executor is dropped (they finish their
+/// current job first, which takes milliseconds at most).
+const THREAD_EXIT_WAIT: Duration = Duration::from_secs(5);
+
+/// A count of live threads that can be waited on.
+struct Alive {
+    count: Mutex<usize>,
+    changed: std::sync::Condvar,
+}
+
+impl Alive {
+    fn new(threads: usize) -> Self {
+        Alive {
+            count: Mutex::new(threads),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn exited(&self) {
+        let mut count = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        *count = count.saturating_sub(1);
+        self.changed.notify_all();
+    }
+
+    fn wait_until_none(&self, limit: Duration) {
+        let count = self.count.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self.changed.wait_timeout_while(count, limit, |c| *c > 0);
     }
 }
 

@@ -13,7 +13,8 @@
 //! - [`executor`]: batches of independent jobs on a rayon pool, the calling thread included;
 //!   [`pacing`]: when its helpers join and stay awake; [`append`]: filling a vector's spare
 //!   capacity from those jobs.
-//! - [`pool`]: many envs stepped in parallel into one batch; [`collector`]: PPO rollouts.
+//! - [`pool`]: many envs stepped in parallel into one batch, synchronously or EnvPool-style
+//!   ([`flight`]: the board of asynchronous work); [`collector`]: PPO rollouts.
 //! - `py` (feature `python`): the PyO3 binding.
 
 pub mod append;
@@ -24,6 +25,7 @@ pub mod cpu;
 pub mod env;
 pub mod error;
 pub mod executor;
+pub mod flight;
 pub mod numpy_compat;
 pub mod pacing;
 pub mod physics;

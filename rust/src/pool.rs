@@ -4,11 +4,15 @@
 //! the number of threads or on which thread steps which slot. Observations are written
 //! straight into the caller's preallocated `(num_envs, ...)` buffer.
 
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
 use crate::append::append_chunks;
 use crate::cpu::avx2_dispatch;
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
-use crate::executor::{effective_threads, Executor};
+use crate::executor::{effective_threads, panic_message, Executor};
+use crate::flight::{Flight, Job};
 use crate::rng::NumpyGenerator;
 
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
@@ -161,12 +165,51 @@ struct Slot {
     stack: Vec<u8>,
     /// RGB scratch for grayscale conversion.
     rgb: Vec<u8>,
+    /// The last observation of an episode that an asynchronous `SameStep` job reset (empty
+    /// in other modes; synchronous steps write it into the caller's batch instead).
+    final_stack: Vec<u8>,
+}
+
+/// What the pool's threads share with the background jobs of `send`.
+struct Shared {
+    spec: PoolSpec,
+    /// One lock per sub-env: uncontended in synchronous steps (nanoseconds against a step of
+    /// tens of microseconds); asynchronous jobs and accessors take it in turn.
+    slots: Vec<Mutex<Slot>>,
+    flight: Flight,
+}
+
+/// A slot's lock. Every job catches its panics inside the lock, so a poisoned slot is only
+/// ever one whose job failed: the caller learns that from the job's error, and a reset mends it.
+fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+    slot.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Shared {
+    fn slot(&self, i: usize) -> MutexGuard<'_, Slot> {
+        lock(&self.slots[i])
+    }
+
+    /// Runs sub-env `i`'s job on this thread, its panic turned into an error.
+    fn run(&self, i: usize, job: Job) -> Result<SlotResult> {
+        let mut slot = self.slot(i);
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slot.run(&self.spec, job)))
+            .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))))
+    }
+
+    /// A helper's share of the queued jobs: until none is left.
+    fn work_off(&self) {
+        while let Some((i, job)) = self.flight.take() {
+            let outcome = self.run(i, job);
+            self.flight.finish(i, outcome);
+        }
+    }
 }
 
 /// The pool: slots plus the threads that step them.
 pub struct Pool {
     spec: PoolSpec,
-    slots: Vec<Slot>,
+    shared: Arc<Shared>,
     /// The calling thread and its helpers.
     executor: Executor,
 }
@@ -286,11 +329,13 @@ impl Slot {
         Ok(r)
     }
 
+    /// One agent step (or, in `NextStep` mode after a finished episode, the reset instead);
+    /// the observation is then `stack`. `final_obs` receives the finished episode's last
+    /// observation when `SameStep` resets it.
     fn step(
         &mut self,
         spec: &PoolSpec,
         action: Action,
-        obs: &mut [u8],
         final_obs: &mut [u8],
     ) -> Result<SlotResult> {
         let result = match spec.autoreset {
@@ -303,9 +348,7 @@ impl Slot {
             }
             AutoresetMode::Disabled if self.needs_reset => {
                 return Err(Error::InvalidState(
-                    "a finished sub-environment was stepped with autoreset disabled; \
-                     reset it first with reset(options={'reset_mask': mask})"
-                        .into(),
+                    "a finished sub-environment was stepped with autoreset disabled".into(),
                 ))
             }
             AutoresetMode::SameStep => {
@@ -320,8 +363,40 @@ impl Slot {
             _ => self.advance(spec, action)?,
         };
         self.needs_reset = result.terminated || result.truncated;
-        obs.copy_from_slice(&self.stack);
         Ok(result)
+    }
+
+    /// An asynchronous job: its observation stays in `stack` (and `final_stack`) until
+    /// `recv` copies it out.
+    fn run(&mut self, spec: &PoolSpec, job: Job) -> Result<SlotResult> {
+        match job {
+            Job::Reset { seed, randomize } => {
+                self.reset(spec, seed.as_deref(), randomize)?;
+                Ok(SlotResult::default())
+            }
+            Job::Step(action) => {
+                let mut fin = std::mem::take(&mut self.final_stack);
+                let result = self.step(spec, action, &mut fin);
+                self.final_stack = fin;
+                result
+            }
+        }
+    }
+
+    /// Whether stepping it now would break the mode's rules (checked before any sub-env moves).
+    fn check_steppable(&self, spec: &PoolSpec, i: usize) -> Result<()> {
+        if !self.env.has_episode() {
+            return Err(Error::InvalidState(format!(
+                "sub-env {i} was never reset; call reset() first"
+            )));
+        }
+        if spec.autoreset == AutoresetMode::Disabled && self.needs_reset {
+            return Err(Error::InvalidState(format!(
+                "sub-env {i} has finished its episode and autoreset is disabled; reset it \
+                 first with reset(options={{'reset_mask': mask}})"
+            )));
+        }
+        Ok(())
     }
 }
 
@@ -346,7 +421,7 @@ impl Pool {
         let slots = entropy
             .iter()
             .map(|words| {
-                Ok(Slot {
+                Ok(Mutex::new(Slot {
                     env: CarRacing::new(spec.config, NumpyGenerator::from_entropy_words(words))?,
                     elapsed: 0,
                     needs_reset: false,
@@ -356,13 +431,23 @@ impl Pool {
                     } else {
                         Vec::new()
                     },
-                })
+                    final_stack: if spec.autoreset == AutoresetMode::SameStep {
+                        vec![0; spec.obs_bytes()]
+                    } else {
+                        Vec::new()
+                    },
+                }))
             })
             .collect::<Result<Vec<_>>>()?;
         let executor = Executor::new(effective_threads(num_threads, spec.num_envs))?;
-        Ok(Pool {
+        let shared = Arc::new(Shared {
             spec,
             slots,
+            flight: Flight::new(spec.num_envs),
+        });
+        Ok(Pool {
+            spec,
+            shared,
             executor,
         })
     }
@@ -376,23 +461,21 @@ impl Pool {
         self.executor.threads()
     }
 
-    /// See [`Executor::abandon_helpers`]: for a forked child about to drop this pool.
+    /// See [`Executor::abandon_helpers`]: for a forked child about to drop this pool. Work
+    /// in flight is forgotten too: the threads that ran it exist only in the parent.
     pub fn abandon_threads(&mut self) {
         self.executor.abandon_helpers();
+        self.shared.flight.abandon();
     }
 
-    /// Sub-env `i` (read-only), for accessors.
-    pub fn env(&self, i: usize) -> Option<&CarRacing> {
-        self.slots.get(i).map(|s| &s.env)
+    /// Runs `f` on sub-env `i` (`None` if there is no such sub-env), for accessors and
+    /// drawing. Waits while an asynchronous job is stepping it.
+    pub fn with_env<T>(&self, i: usize, f: impl FnOnce(&mut CarRacing) -> T) -> Option<T> {
+        (i < self.spec.num_envs).then(|| f(&mut self.shared.slot(i).env))
     }
 
-    /// Sub-env `i`, mutably (drawing uses its renderer's scratch buffers).
-    pub fn env_mut(&mut self, i: usize) -> Option<&mut CarRacing> {
-        self.slots.get_mut(i).map(|s| &mut s.env)
-    }
-
-    fn check_obs(&self, obs: &[u8]) -> Result<()> {
-        let want = self.spec.num_envs * self.spec.obs_bytes();
+    fn check_obs(&self, obs: &[u8], envs: usize) -> Result<()> {
+        let want = envs * self.spec.obs_bytes();
         if obs.len() != want {
             return Err(Error::InvalidArgument(format!(
                 "observation buffer holds {} bytes, expected {want}",
@@ -402,8 +485,20 @@ impl Pool {
         Ok(())
     }
 
+    /// Synchronous calls need every sub-env at rest.
+    fn check_nothing_in_flight(&self, call: &str) -> Result<()> {
+        match self.shared.flight.in_flight() {
+            0 => Ok(()),
+            k => Err(Error::InvalidState(format!(
+                "{call}() while {k} sub-envs are in flight (sent with send() or step_async()); \
+                 recv() them first"
+            ))),
+        }
+    }
+
     /// Resets the sub-envs selected by `mask` (all when `None`). `seeds[i]` (entropy words)
-    /// reseeds sub-env `i`; `None` continues its stream. Writes the selected observations.
+    /// reseeds sub-env `i`; `None` continues its stream. Writes every sub-env's observation:
+    /// the first of its new episode where selected, else its latest.
     pub fn reset(
         &mut self,
         seeds: &[Option<Vec<u32>>],
@@ -411,8 +506,9 @@ impl Pool {
         randomize: Option<bool>,
         obs: &mut [u8],
     ) -> Result<()> {
-        self.check_obs(obs)?;
         let n = self.spec.num_envs;
+        self.check_obs(obs, n)?;
+        self.check_nothing_in_flight("reset")?;
         if seeds.len() != n || mask.is_some_and(|m| m.len() != n) {
             return Err(Error::InvalidArgument(format!(
                 "seeds and reset_mask must have one entry per sub-env ({n})"
@@ -421,17 +517,35 @@ impl Pool {
         let spec = self.spec;
         let ob = spec.obs_bytes();
         let jobs: Vec<_> = self
+            .shared
             .slots
-            .iter_mut()
+            .iter()
             .zip(obs.chunks_mut(ob))
             .enumerate()
-            .filter(|(i, _)| mask.is_none_or(|m| m[*i]))
             .collect();
         self.executor.run_together(jobs, |(i, (slot, out))| {
-            slot.reset(&spec, seeds[i].as_deref(), randomize)?;
+            let mut slot = lock(slot);
+            if mask.is_none_or(|m| m[i]) {
+                slot.reset(&spec, seeds[i].as_deref(), randomize)?;
+            }
             out.copy_from_slice(&slot.stack);
             Ok(())
         })
+    }
+
+    /// Writes every sub-env's latest observation into `obs` (none may be in flight).
+    pub fn observe(&self, obs: &mut [u8]) -> Result<()> {
+        self.check_obs(obs, self.spec.num_envs)?;
+        self.check_nothing_in_flight("observe")?;
+        for (slot, out) in self
+            .shared
+            .slots
+            .iter()
+            .zip(obs.chunks_mut(self.spec.obs_bytes()))
+        {
+            out.copy_from_slice(&lock(slot).stack);
+        }
+        Ok(())
     }
 
     /// Steps every sub-env with its action. `final_obs` (same size as `obs`) receives the
@@ -461,6 +575,20 @@ impl Pool {
         self.step_inner(actions, obs, final_obs, results, Some(record))
     }
 
+    /// Checks actions for sub-envs `ids` (the mode's rules included) before any of them moves.
+    fn check_actions<'a>(
+        &self,
+        ids: impl Iterator<Item = usize>,
+        actions: impl Iterator<Item = &'a Action>,
+    ) -> Result<()> {
+        for (i, a) in ids.zip(actions) {
+            validate(&self.spec.config, a)
+                .map_err(|e| Error::InvalidAction(format!("sub-env {i}: {e}")))?;
+            self.shared.slot(i).check_steppable(&self.spec, i)?;
+        }
+        Ok(())
+    }
+
     fn step_inner(
         &mut self,
         actions: &[Action],
@@ -469,28 +597,22 @@ impl Pool {
         results: &mut [SlotResult],
         record: Option<&mut Vec<u8>>,
     ) -> Result<()> {
-        self.check_obs(obs)?;
         let n = self.spec.num_envs;
+        self.check_obs(obs, n)?;
         if actions.len() != n || results.len() != n || final_obs.len() != obs.len() {
             return Err(Error::InvalidArgument(format!(
                 "actions, results and final_obs must cover all {n} sub-envs"
             )));
         }
-        // Validate everything first so a bad action leaves every sub-env untouched.
-        for (i, a) in actions.iter().enumerate() {
-            validate(&self.spec.config, a)
-                .map_err(|e| Error::InvalidAction(format!("sub-env {i}: {e}")))?;
-        }
-        if let Some(i) = self.slots.iter().position(|s| !s.env.has_episode()) {
-            return Err(Error::InvalidState(format!(
-                "sub-env {i} was never reset; call reset() first"
-            )));
-        }
+        self.check_nothing_in_flight("step")?;
+        // Everything is checked first, so a refused step leaves every sub-env untouched.
+        self.check_actions(0..n, actions.iter())?;
         let spec = self.spec;
         let ob = spec.obs_bytes();
         let jobs: Vec<_> = self
+            .shared
             .slots
-            .iter_mut()
+            .iter()
             .zip(obs.chunks_mut(ob))
             .zip(final_obs.chunks_mut(ob))
             .zip(results.iter_mut())
@@ -500,7 +622,9 @@ impl Pool {
             None => self
                 .executor
                 .run(jobs, |((((slot, out), fin), res), action)| {
-                    *res = slot.step(&spec, *action, out, fin)?;
+                    let mut slot = lock(slot);
+                    *res = slot.step(&spec, *action, fin)?;
+                    out.copy_from_slice(&slot.stack);
                     Ok(())
                 }),
             Some(record) => append_chunks(
@@ -510,11 +634,122 @@ impl Pool {
                 jobs,
                 |((((slot, out), fin), res), action), spare| {
                     let filled = spare.fill_from(out);
-                    *res = slot.step(&spec, *action, out, fin)?;
+                    let mut slot = lock(slot);
+                    *res = slot.step(&spec, *action, fin)?;
+                    out.copy_from_slice(&slot.stack);
                     Ok(filled)
                 },
             ),
         }
+    }
+
+    /// Sub-envs sent and not yet received.
+    pub fn in_flight(&self) -> usize {
+        self.shared.flight.in_flight()
+    }
+
+    /// EnvPool's `send`: sub-env `ids[k]` steps with `actions[k]` in the background, on the
+    /// pool's helper threads (and on the caller's, while it waits in [`Pool::recv`]). The
+    /// actions are copied. Everything is checked before any job is queued: ids in range, each
+    /// once and not in flight, the actions, the autoreset mode's rules.
+    pub fn send(&mut self, ids: &[usize], actions: &[Action]) -> Result<()> {
+        if ids.len() != actions.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} actions for {} env ids",
+                actions.len(),
+                ids.len()
+            )));
+        }
+        self.shared.flight.check_sendable(ids)?;
+        self.check_actions(ids.iter().copied(), actions.iter())?;
+        self.dispatch(ids.iter().zip(actions).map(|(&i, &a)| (i, Job::Step(a))));
+        Ok(())
+    }
+
+    /// Resets sub-envs `ids` in the background (EnvPool's `async_reset`); `seeds[k]` reseeds
+    /// sub-env `ids[k]`. Their first observations arrive through [`Pool::recv`].
+    pub fn send_reset(
+        &mut self,
+        ids: &[usize],
+        seeds: &[Option<Vec<u32>>],
+        randomize: Option<bool>,
+    ) -> Result<()> {
+        if ids.len() != seeds.len() {
+            return Err(Error::InvalidArgument(format!(
+                "{} seeds for {} env ids",
+                seeds.len(),
+                ids.len()
+            )));
+        }
+        self.shared.flight.check_sendable(ids)?;
+        self.dispatch(ids.iter().zip(seeds).map(|(&i, seed)| {
+            (
+                i,
+                Job::Reset {
+                    seed: seed.clone(),
+                    randomize,
+                },
+            )
+        }));
+        Ok(())
+    }
+
+    fn dispatch(&mut self, jobs: impl Iterator<Item = (usize, Job)>) {
+        self.shared.flight.queue(jobs);
+        let shared = Arc::clone(&self.shared);
+        // Each helper takes jobs until none is left; the caller takes the rest in `recv`.
+        self.executor.spawn_on_helpers(move || shared.work_off());
+    }
+
+    /// EnvPool's `recv`: waits until `count` sub-envs sent earlier are done, writes their
+    /// observations into `obs` (`count` rows, in ascending sub-env order) and returns their
+    /// ids and results in that order. The calling thread steps queued sub-envs itself while
+    /// it waits. `final_obs` receives, for each result with `reset` set in `SameStep` mode,
+    /// the finished episode's last observation (one row each, in the same order).
+    /// Refused at once when fewer than `count` are in flight; a timeout leaves them in flight.
+    pub fn recv(
+        &mut self,
+        count: usize,
+        timeout: Option<Duration>,
+        obs: &mut [u8],
+        final_obs: &mut Vec<u8>,
+    ) -> Result<Vec<(usize, SlotResult)>> {
+        self.check_obs(obs, count)?;
+        let shared = &self.shared;
+        let mut got = shared
+            .flight
+            .receive(count, timeout, |i, job| shared.run(i, job))?;
+        got.sort_unstable_by_key(|g| g.0);
+        final_obs.clear();
+        let ob = self.spec.obs_bytes();
+        let mut out = Vec::with_capacity(count);
+        let mut failure = None;
+        for ((i, outcome), row) in got.into_iter().zip(obs.chunks_mut(ob)) {
+            let slot = shared.slot(i);
+            row.copy_from_slice(&slot.stack);
+            match outcome {
+                Ok(r) => {
+                    if r.reset && self.spec.autoreset == AutoresetMode::SameStep {
+                        final_obs.extend_from_slice(&slot.final_stack);
+                    }
+                    out.push((i, r));
+                }
+                Err(e) => {
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(out),
+        }
+    }
+}
+
+impl Drop for Pool {
+    /// Queued jobs are dropped and running ones finish before the slots and threads go.
+    fn drop(&mut self) {
+        self.shared.flight.close();
     }
 }
 

@@ -12,7 +12,7 @@ mod pool;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::env::{self as core_env, CarRacing, Config};
@@ -78,6 +78,7 @@ fn to_py_err(e: Error) -> PyErr {
     match e {
         Error::InvalidAction(m) | Error::InvalidArgument(m) => PyValueError::new_err(m),
         Error::InvalidState(m) | Error::Internal(m) => PyRuntimeError::new_err(m),
+        Error::Timeout(m) => PyTimeoutError::new_err(m),
     }
 }
 
@@ -182,6 +183,7 @@ fn seeded_rng_state(seed: u128) -> RngState {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<env::PyCarRacing>()?;
     m.add_class::<pool::PyPool>()?;
+    m.add_class::<pool::StepResults>()?;
     m.add_class::<collector::PyCollector>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(avx2_used, m)?)?;

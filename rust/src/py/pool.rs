@@ -1,33 +1,169 @@
 //! `PoolCore`: the vector env's pool, the engine behind `reinfors_gym.CarRacingVectorEnv`.
+//!
+//! Synchronous `reset`/`step` over every sub-env, and EnvPool's asynchronous
+//! `send`/`send_reset`/`recv` over any of them. Every call takes keyword arguments and
+//! returns its results as a `StepResults`, never as a tuple in a fixed order.
 
-use numpy::{
-    PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2,
-    PyUntypedArrayMethods,
-};
+use std::time::Duration;
+
+use numpy::PyUntypedArrayMethods;
+use numpy::{PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
-use super::{batch_slice, entropy_words, guarded, render_array, track_array, SeedWords, SpecArgs};
+use super::{
+    batch_slice, entropy_words, guarded, owned_array, render_array, to_py_err, track_array,
+    SeedWords, SpecArgs,
+};
 use crate::env::{Action, CarRacing};
 use crate::pool::{AutoresetMode, Pool, SlotResult};
+
+/// The results of one `step` or `recv`, one entry per sub-env it covers.
+#[pyclass(module = "reinfors_gym._core", name = "StepResults", frozen, get_all)]
+pub(super) struct StepResults {
+    /// Which sub-env each entry is (int32, ascending).
+    env_ids: Py<PyArrayDyn<i32>>,
+    rewards: Py<PyArrayDyn<f64>>,
+    terminated: Py<PyArrayDyn<bool>>,
+    truncated: Py<PyArrayDyn<bool>>,
+    /// `info["lap_finished"]`: -1 none, 0 false, 1 true.
+    lap_finished: Py<PyArrayDyn<i8>>,
+    /// The sub-env was reset during the call (`NextStep`: instead of stepping; `SameStep`:
+    /// after finishing, its last observation in `final_obs`).
+    was_reset: Py<PyArrayDyn<bool>>,
+    /// `SameStep`: one row per entry with `was_reset` set, in entry order.
+    final_obs: Py<PyArrayDyn<u8>>,
+    /// Whether any entry has `lap_finished` (so the caller skips building empty infos).
+    any_lap: bool,
+    any_reset: bool,
+}
+
+/// The pool, and its buffers reused between calls.
+#[pyclass(module = "reinfors_gym._core", name = "PoolCore")]
+pub(super) struct PyPool {
+    /// `None` once closed.
+    pool: Option<Pool>,
+    results: Vec<SlotResult>,
+    /// Final observations of a synchronous `SameStep` step (`num_envs` rows; the pool wants
+    /// the buffer in every mode).
+    final_obs: Vec<u8>,
+    obs_shape: Vec<usize>,
+    poisoned: bool,
+}
+
+fn closed() -> PyErr {
+    PyRuntimeError::new_err("the pool is closed")
+}
 
 fn no_sub_env(i: usize) -> PyErr {
     PyValueError::new_err(format!("no sub-env {i}"))
 }
 
-/// Many CarRacing environments stepped in parallel (the engine behind
-/// `reinfors_gym.CarRacingVectorEnv`).
-#[pyclass(module = "reinfors_gym._core", name = "PoolCore")]
-pub(super) struct PyPool {
-    pool: Pool,
-    results: Vec<SlotResult>,
-    poisoned: bool,
+impl PyPool {
+    fn pool(&self) -> PyResult<&Pool> {
+        self.pool.as_ref().ok_or_else(closed)
+    }
+
+    fn pool_mut(&mut self) -> PyResult<&mut Pool> {
+        self.pool.as_mut().ok_or_else(closed)
+    }
+
+    fn check_not_poisoned(&self) -> PyResult<()> {
+        if self.poisoned {
+            return Err(PyRuntimeError::new_err(
+                "the vector environment was interrupted by an internal error; call reset() first",
+            ));
+        }
+        Ok(())
+    }
+
+    fn with_env<T>(&self, i: usize, f: impl FnOnce(&mut CarRacing) -> T) -> PyResult<T> {
+        self.pool()?.with_env(i, f).ok_or_else(|| no_sub_env(i))
+    }
+
+    /// `actions` for `count` sub-envs: `(count, 3)` float64 (continuous) or `(count,)` int64.
+    fn actions(&self, actions: &Bound<'_, PyAny>, count: usize) -> PyResult<Vec<Action>> {
+        if self.pool()?.spec().config.continuous {
+            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
+                PyValueError::new_err("continuous actions must be a float64 array of shape (n, 3)")
+            })?;
+            let view = a.as_array();
+            if view.shape() != [count, 3] {
+                return Err(PyValueError::new_err(format!(
+                    "actions must have shape ({count}, 3), got {:?}",
+                    view.shape()
+                )));
+            }
+            Ok(view
+                .rows()
+                .into_iter()
+                .map(|r| Action::Continuous([r[0], r[1], r[2]]))
+                .collect())
+        } else {
+            let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
+                PyValueError::new_err("discrete actions must be an int64 array of shape (n,)")
+            })?;
+            let view = a.as_array();
+            if view.len() != count {
+                return Err(PyValueError::new_err(format!(
+                    "actions must have shape ({count},), got ({},)",
+                    view.len()
+                )));
+            }
+            Ok(view.iter().map(|&v| Action::Discrete(v)).collect())
+        }
+    }
+
+    /// Packs `(sub-env, result)` entries and the final observations into `StepResults`.
+    fn results<'a>(
+        &self,
+        py: Python<'_>,
+        entries: impl ExactSizeIterator<Item = (usize, &'a SlotResult)>,
+        final_obs: Vec<u8>,
+    ) -> PyResult<StepResults> {
+        let n = entries.len();
+        let mut ids = Vec::with_capacity(n);
+        let mut rewards = Vec::with_capacity(n);
+        let mut terminated = Vec::with_capacity(n);
+        let mut truncated = Vec::with_capacity(n);
+        let mut lap = Vec::with_capacity(n);
+        let mut was_reset = Vec::with_capacity(n);
+        let (mut any_lap, mut any_reset) = (false, false);
+        for (i, r) in entries {
+            ids.push(i as i32);
+            rewards.push(r.reward);
+            terminated.push(r.terminated);
+            truncated.push(r.truncated);
+            lap.push(r.lap_finished.map_or(-1, i8::from));
+            was_reset.push(r.reset);
+            any_lap |= r.lap_finished.is_some();
+            any_reset |= r.reset;
+        }
+        let ob: usize = self.obs_shape.iter().product();
+        let mut final_shape = vec![final_obs.len() / ob.max(1)];
+        final_shape.extend(&self.obs_shape);
+        Ok(StepResults {
+            env_ids: owned_array(py, ids, &[n])?.unbind(),
+            rewards: owned_array(py, rewards, &[n])?.unbind(),
+            terminated: owned_array(py, terminated, &[n])?.unbind(),
+            truncated: owned_array(py, truncated, &[n])?.unbind(),
+            lap_finished: owned_array(py, lap, &[n])?.unbind(),
+            was_reset: owned_array(py, was_reset, &[n])?.unbind(),
+            final_obs: owned_array(py, final_obs, &final_shape)?.unbind(),
+            any_lap,
+            any_reset,
+        })
+    }
 }
 
-impl PyPool {
-    fn sub_env(&self, i: usize) -> PyResult<&CarRacing> {
-        self.pool.env(i).ok_or_else(|| no_sub_env(i))
-    }
+fn env_ids(ids: PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
+    ids.as_array()
+        .iter()
+        .map(|&i| {
+            usize::try_from(i)
+                .map_err(|_| PyValueError::new_err(format!("env_id {i} is out of range")))
+        })
+        .collect()
 }
 
 #[pymethods]
@@ -47,7 +183,7 @@ impl PyPool {
             "disabled" => AutoresetMode::Disabled,
             other => {
                 return Err(PyValueError::new_err(format!(
-                    "autoreset_mode must be next_step, same_step or disabled, got {other:?}"
+                    "autoreset_mode must be 'next_step', 'same_step' or 'disabled', got {other:?}"
                 )))
             }
         };
@@ -56,25 +192,41 @@ impl PyPool {
         let mut poisoned = false;
         let pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
         Ok(PyPool {
-            pool,
+            pool: Some(pool),
             results: vec![SlotResult::default(); num_envs],
+            final_obs: vec![0; num_envs * spec.obs_bytes()],
+            obs_shape: spec.obs_shape(),
             poisoned: false,
         })
     }
 
     #[getter]
-    fn num_threads(&self) -> usize {
-        self.pool.num_threads()
+    fn num_threads(&self) -> PyResult<usize> {
+        Ok(self.pool()?.num_threads())
+    }
+
+    /// Sub-envs sent and not yet received.
+    #[getter]
+    fn in_flight(&self) -> PyResult<usize> {
+        Ok(self.pool()?.in_flight())
     }
 
     /// For a process forked from the one that made the pool: lets go of its worker threads
     /// (they exist only in the parent) without tearing them down, so dropping it is safe.
-    fn abandon(&mut self) {
-        self.pool.abandon_threads();
+    fn abandon(&mut self) -> PyResult<()> {
+        self.pool_mut()?.abandon_threads();
+        Ok(())
+    }
+
+    /// Drops queued work, waits for running jobs, and ends the worker threads. Idempotent.
+    fn close(&mut self, py: Python<'_>) {
+        if let Some(pool) = self.pool.take() {
+            py.detach(|| drop(pool));
+        }
     }
 
     /// Resets the sub-envs selected by `mask` (all when `None`); `seeds[i]` reseeds sub-env i.
-    #[pyo3(signature = (seeds, mask, randomize, obs))]
+    #[pyo3(signature = (*, seeds, mask, randomize, obs))]
     fn reset(
         &mut self,
         py: Python<'_>,
@@ -86,7 +238,7 @@ impl PyPool {
         let mut obs = obs.readwrite();
         let len = obs.len();
         let out = batch_slice(&mut obs, len, "observation")?;
-        let pool = &mut self.pool;
+        let pool = self.pool.as_mut().ok_or_else(closed)?;
         let mut poisoned = false;
         let result = py.detach(|| {
             guarded(&mut poisoned, || {
@@ -94,97 +246,120 @@ impl PyPool {
             })
         });
         // A full reset recovers from an interrupted step; a partial one does not.
-        self.poisoned = poisoned || (self.poisoned && mask.is_some());
+        let full = mask.is_none() && result.is_ok();
+        self.poisoned = poisoned || (self.poisoned && !full);
         result
     }
 
-    /// Steps all sub-envs. `actions` is `(n, 3)` float64 (continuous) or `(n,)` int64 (discrete).
-    /// Writes `obs`, `final_obs`, and per-env `rewards`, `terminated`, `truncated`,
-    /// `lap_finished` (-1 none, 0 false, 1 true) and `reset` flags. Returns whether any
-    /// `lap_finished` and any `reset` flag is set, so the caller skips building empty infos.
-    #[allow(clippy::too_many_arguments)]
+    /// Writes every sub-env's latest observation into `obs`.
+    #[pyo3(signature = (*, obs))]
+    fn observe(&self, obs: &Bound<'_, PyArrayDyn<u8>>) -> PyResult<()> {
+        let mut obs = obs.readwrite();
+        let len = obs.len();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        self.pool()?.observe(out).map_err(to_py_err)
+    }
+
+    /// Steps every sub-env; writes the observations into `obs`.
+    #[pyo3(signature = (*, actions, obs))]
     fn step(
         &mut self,
         py: Python<'_>,
         actions: &Bound<'_, PyAny>,
         obs: &Bound<'_, PyArrayDyn<u8>>,
-        final_obs: &Bound<'_, PyArrayDyn<u8>>,
-        rewards: &Bound<'_, PyArray1<f64>>,
-        terminated: &Bound<'_, PyArray1<bool>>,
-        truncated: &Bound<'_, PyArray1<bool>>,
-        lap_finished: &Bound<'_, PyArray1<i8>>,
-        reset: &Bound<'_, PyArray1<bool>>,
-    ) -> PyResult<(bool, bool)> {
-        if self.poisoned {
-            return Err(PyRuntimeError::new_err(
-                "the vector environment was interrupted by an internal error; call reset() first",
-            ));
-        }
-        let n = self.pool.spec().num_envs;
-        let acts: Vec<Action> = if self.pool.spec().config.continuous {
-            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
-                PyValueError::new_err("continuous actions must be a float64 array of shape (n, 3)")
-            })?;
-            let view = a.as_array();
-            if view.shape() != [n, 3] {
-                return Err(PyValueError::new_err(format!(
-                    "actions must have shape ({n}, 3), got {:?}",
-                    view.shape()
-                )));
-            }
-            view.rows()
-                .into_iter()
-                .map(|r| Action::Continuous([r[0], r[1], r[2]]))
-                .collect()
-        } else {
-            let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
-                PyValueError::new_err("discrete actions must be an int64 array of shape (n,)")
-            })?;
-            let view = a.as_array();
-            if view.len() != n {
-                return Err(PyValueError::new_err(format!(
-                    "actions must have shape ({n},), got ({},)",
-                    view.len()
-                )));
-            }
-            view.iter().map(|&v| Action::Discrete(v)).collect()
-        };
+    ) -> PyResult<StepResults> {
+        self.check_not_poisoned()?;
+        let n = self.pool()?.spec().num_envs;
+        let acts = self.actions(actions, n)?;
         let mut obs = obs.readwrite();
-        let mut final_obs = final_obs.readwrite();
         let len = obs.len();
         let out = batch_slice(&mut obs, len, "observation")?;
-        let fin = batch_slice(&mut final_obs, len, "final observation")?;
-        let pool = &mut self.pool;
-        let results = &mut self.results;
+        let pool = self.pool.as_mut().ok_or_else(closed)?;
+        let (results, fin) = (&mut self.results, &mut self.final_obs);
         let mut poisoned = false;
         py.detach(|| guarded(&mut poisoned, || pool.step(&acts, out, fin, results)))
             .inspect_err(|_| self.poisoned |= poisoned)?;
-        let mut rw = rewards.readwrite();
-        let mut te = terminated.readwrite();
-        let mut tr = truncated.readwrite();
-        let mut lf = lap_finished.readwrite();
-        let mut rs = reset.readwrite();
-        let (rw, te, tr, lf, rs) = (
-            rw.as_slice_mut()?,
-            te.as_slice_mut()?,
-            tr.as_slice_mut()?,
-            lf.as_slice_mut()?,
-            rs.as_slice_mut()?,
-        );
-        if [rw.len(), te.len(), tr.len(), lf.len(), rs.len()] != [n; 5] {
-            return Err(PyValueError::new_err("result buffers must have shape (n,)"));
+        let same_step = pool.spec().autoreset == AutoresetMode::SameStep;
+        let ob = pool.spec().obs_bytes();
+        let mut final_rows = Vec::new();
+        if same_step {
+            for (i, r) in self.results.iter().enumerate() {
+                if r.reset {
+                    final_rows.extend_from_slice(&self.final_obs[i * ob..(i + 1) * ob]);
+                }
+            }
         }
-        let (mut any_lap, mut any_reset) = (false, false);
-        for (i, r) in self.results.iter().enumerate() {
-            rw[i] = r.reward;
-            te[i] = r.terminated;
-            tr[i] = r.truncated;
-            lf[i] = r.lap_finished.map_or(-1, i8::from);
-            rs[i] = r.reset;
-            any_lap |= r.lap_finished.is_some();
-            any_reset |= r.reset;
+        self.results(py, self.results.iter().enumerate(), final_rows)
+    }
+
+    /// EnvPool's `send`: sub-envs `env_ids` step with `actions` in the background.
+    #[pyo3(signature = (*, actions, env_ids))]
+    fn send(
+        &mut self,
+        actions: &Bound<'_, PyAny>,
+        env_ids: PyReadonlyArray1<'_, i64>,
+    ) -> PyResult<()> {
+        self.check_not_poisoned()?;
+        let ids = self::env_ids(env_ids)?;
+        let acts = self.actions(actions, ids.len())?;
+        let mut poisoned = false;
+        let pool = self.pool_mut()?;
+        guarded(&mut poisoned, || pool.send(&ids, &acts))
+    }
+
+    /// Resets sub-envs `env_ids` in the background; `seeds[k]` reseeds sub-env `env_ids[k]`.
+    #[pyo3(signature = (*, env_ids, seeds, randomize))]
+    fn send_reset(
+        &mut self,
+        env_ids: PyReadonlyArray1<'_, i64>,
+        seeds: SeedWords,
+        randomize: Option<bool>,
+    ) -> PyResult<()> {
+        let ids = self::env_ids(env_ids)?;
+        let mut poisoned = false;
+        let n = self.pool()?.spec().num_envs;
+        let pool = self.pool_mut()?;
+        guarded(&mut poisoned, || pool.send_reset(&ids, &seeds, randomize))?;
+        // Resetting every sub-env recovers from an interrupted step.
+        if ids.len() == n {
+            self.poisoned = false;
         }
-        Ok((any_lap, any_reset))
+        Ok(())
+    }
+
+    /// EnvPool's `recv`: the first `count` sub-envs to finish (observations into `obs`, in
+    /// ascending sub-env order). `timeout` in seconds (`None`: wait as long as it takes).
+    #[pyo3(signature = (*, count, obs, timeout))]
+    fn recv(
+        &mut self,
+        py: Python<'_>,
+        count: usize,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+        timeout: Option<f64>,
+    ) -> PyResult<StepResults> {
+        let timeout = timeout
+            .map(|t| {
+                Duration::try_from_secs_f64(t).map_err(|_| {
+                    PyValueError::new_err(format!(
+                        "timeout must be a non-negative number of seconds, got {t}"
+                    ))
+                })
+            })
+            .transpose()?;
+        let mut obs = obs.readwrite();
+        let len = obs.len();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let pool = self.pool.as_mut().ok_or_else(closed)?;
+        let mut final_rows = Vec::new();
+        let mut poisoned = false;
+        let got = py
+            .detach(|| {
+                guarded(&mut poisoned, || {
+                    pool.recv(count, timeout, out, &mut final_rows)
+                })
+            })
+            .inspect_err(|_| self.poisoned |= poisoned)?;
+        self.results(py, got.iter().map(|(i, r)| (*i, r)), final_rows)
     }
 
     /// Draws sub-env `i` at `width`×`height`.
@@ -196,19 +371,18 @@ impl PyPool {
         height: usize,
         skid_marks: bool,
     ) -> PyResult<Bound<'py, PyArray3<u8>>> {
-        let env = self.pool.env_mut(i).ok_or_else(|| no_sub_env(i))?;
-        render_array(py, env, width, height, skid_marks)
+        let pool = self.pool()?;
+        pool.with_env(i, |env| render_array(py, env, width, height, skid_marks))
+            .ok_or_else(|| no_sub_env(i))?
     }
 
     /// Gymnasium's `track` of sub-env `i`.
     fn track<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        let env = self.sub_env(i)?;
-        Ok(track_array(py, env))
+        self.with_env(i, |env| track_array(py, env))
     }
 
     /// Scalar state of sub-env `i`: `(reward, tile_visited_count, t)`.
     fn env_scalars(&self, i: usize) -> PyResult<(f64, usize, f64)> {
-        let env = self.sub_env(i)?;
-        Ok((env.reward(), env.tile_visited_count(), env.t()))
+        self.with_env(i, |env| (env.reward(), env.tile_visited_count(), env.t()))
     }
 }
