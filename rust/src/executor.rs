@@ -43,8 +43,8 @@ pub struct Executor {
 
 struct Helpers {
     pool: rayon::ThreadPool,
-    /// Helper threads still alive, so that dropping the executor can wait for them to end.
-    alive: Arc<Alive>,
+    /// The helper threads, so that dropping the executor can join them.
+    threads: Vec<std::thread::JoinHandle<()>>,
     /// Counts batches: a helper that stays awake after a batch polls it for the next one.
     batches: Arc<AtomicU64>,
     pacer: Pacer,
@@ -64,18 +64,26 @@ impl Executor {
     pub fn new(threads: usize) -> Result<Self> {
         let threads = threads.max(1);
         let helpers = if threads > 1 {
-            // Counted from the start: a thread that has not started yet is alive already.
-            let alive = Arc::new(Alive::new(threads - 1));
-            let ended = Arc::clone(&alive);
+            // rayon starts its threads through this handler (during `build`), so their handles
+            // are ours to join.
+            let handles = Mutex::new(Vec::with_capacity(threads - 1));
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(threads - 1)
-                .thread_name(|i| format!("reinfors-gym-{i}"))
-                .exit_handler(move |_| ended.exited())
+                .spawn_handler(|thread| {
+                    let handle = std::thread::Builder::new()
+                        .name(format!("reinfors-gym-{}", thread.index()))
+                        .spawn(|| thread.run())?;
+                    handles
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .push(handle);
+                    Ok(())
+                })
                 .build()
                 .map_err(|e| Error::InvalidArgument(format!("cannot start threads: {e}")))?;
             Some(Helpers {
                 pool,
-                alive,
+                threads: handles.into_inner().unwrap_or_else(|p| p.into_inner()),
                 batches: Arc::new(AtomicU64::new(0)),
                 pacer: Pacer::default(),
             })
@@ -160,44 +168,16 @@ impl Executor {
 }
 
 impl Drop for Executor {
-    /// Ends the helper threads and waits (a bounded time) until they have exited, so that no
-    /// thread of a dropped pool outlives it.
+    /// Ends the helper threads and joins them, so that no thread of a dropped pool outlives
+    /// it. Each finishes the job it is running first (milliseconds at most).
     fn drop(&mut self) {
-        if let Some(helpers) = self.helpers.take() {
-            let alive = Arc::clone(&helpers.alive);
-            drop(helpers);
-            alive.wait_until_none(THREAD_EXIT_WAIT);
+        if let Some(Helpers { pool, threads, .. }) = self.helpers.take() {
+            drop(pool); // tells the threads to exit once their queued work is done
+            for t in threads {
+                // A helper's panic was already reported through its job's error.
+                let _ = t.join();
+            }
         }
-    }
-}
-
-/// Longest wait for helper threads to exit when an executor is dropped (they finish their
-/// current job first, which takes milliseconds at most).
-const THREAD_EXIT_WAIT: Duration = Duration::from_secs(5);
-
-/// A count of live threads that can be waited on.
-struct Alive {
-    count: Mutex<usize>,
-    changed: std::sync::Condvar,
-}
-
-impl Alive {
-    fn new(threads: usize) -> Self {
-        Alive {
-            count: Mutex::new(threads),
-            changed: std::sync::Condvar::new(),
-        }
-    }
-
-    fn exited(&self) {
-        let mut count = self.count.lock().unwrap_or_else(|p| p.into_inner());
-        *count = count.saturating_sub(1);
-        self.changed.notify_all();
-    }
-
-    fn wait_until_none(&self, limit: Duration) {
-        let count = self.count.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = self.changed.wait_timeout_while(count, limit, |c| *c > 0);
     }
 }
 
