@@ -60,14 +60,20 @@ def test_plan_covers_sections_and_filters_systems():
     assert {VARIANTS[m.variant].family for m in full} == set(FAMILIES)
     assert [m.params["num_envs"] for m in full if m.section == "num_envs"] == [1, 16, 64, 256, 1024]
     assert len({m.id for m in full}) == len(full)
-    policy = [(m.variant, m.params["threads"]) for m in full if m.section == "policy"]
+    policy = [
+        (m.kind, m.variant, m.params["threads"], m.params.get("batch_size"))
+        for m in full
+        if m.section == "policy"
+    ]
     cores = harness.usable_cores()
     assert policy == [
-        ("policy-alone", 0),
-        ("ours-vector", 0),
-        ("ours-vector", 1),
-        ("envpool", cores),
-        ("gymnasium-async", cores),
+        ("policy", "policy-alone", 0, None),
+        ("policy", "ours-vector", 0, None),
+        ("policy", "ours-vector", 1, None),
+        ("policy", "envpool", cores, None),
+        ("policy", "gymnasium-async", cores, None),
+        ("policy-async", "ours-vector", 0, 8),
+        ("policy-async", "envpool", cores, 8),
     ]
     oversub = [m.params["threads"] for m in full if m.section == "oversub"]
     assert oversub == [1, 2, 4, 8, 16, 32, 64]
@@ -90,10 +96,12 @@ def _fake_worker(kind, params, timeout):
     family = VARIANTS[params["variant"]].family
     if kind in ("single", "vector"):
         return {"steps_per_s": base[family] * params.get("threads", 1)}
-    if kind == "policy":
+    if kind in ("policy", "policy-async"):
         ceiling = 400.0
         if params["variant"] == "policy-alone":
             return {"steps_per_s": ceiling}
+        if kind == "policy-async":
+            ceiling *= 1.2
         return {"steps_per_s": ceiling * base[family] / (base[family] + 100.0)}
     if kind == "reset":
         return {"ms_per_reset": 10000.0 / base[family]}

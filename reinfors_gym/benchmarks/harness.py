@@ -243,6 +243,8 @@ class Config:
     env_counts: tuple[int, ...] = (1, 16, 64, 256, 1024)
     env_threads: int = 0  # default: cores
     policy_envs: int = 8
+    async_envs: int = 16
+    async_batch: int = 8
     oversub_envs: int = 16
     oversub_threads: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64)
     memory_envs: tuple[int, ...] = (16, 64, 256)
@@ -338,6 +340,12 @@ def plan(config: Config) -> list[Measurement]:
     add("policy", "policy", "ours-vector", threads=1, **pol)
     add("policy", "policy", "envpool", threads=cores, **pol)
     add("policy", "policy", "gymnasium-async", threads=cores, **pol)
+    # EnvPool's asynchronous loop: num_envs > batch_size, its ceiling the policy at batch_size.
+    if c.async_batch != c.policy_envs:
+        add("policy", "policy", "policy-alone", threads=0, num_envs=c.async_batch, **timing)
+    asy = {"num_envs": c.async_envs, "batch_size": c.async_batch, **timing}
+    add("policy", "policy-async", "ours-vector", threads=0, **asy)
+    add("policy", "policy-async", "envpool", threads=cores, **asy)
     for t in c.oversub_threads:
         add("oversub", "vector", "ours-vector", num_envs=c.oversub_envs, threads=t, **timing)
     for n in c.env_counts:
@@ -433,6 +441,7 @@ def _row(m: Measurement) -> dict[str, Any]:
     return {
         "id": m.id,
         "section": m.section,
+        "kind": m.kind,
         "variant": m.variant,
         "family": v.family,
         "label": v.label,
@@ -447,8 +456,12 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Ours against each anchor measured under the same conditions, as 'times better'."""
     live = [r for r in rows if not r["skipped"] and r["stats"]]
 
-    def find(section: str, variant: str, **params: Any) -> dict[str, Any] | None:
+    def find(
+        section: str, variant: str, kind: str | None = None, **params: Any
+    ) -> dict[str, Any] | None:
         for r in live:
+            if kind is not None and r.get("kind", r["section"]) != kind:
+                continue
             if (r["section"], r["variant"]) == (section, variant) and all(
                 r["params"].get(k) == v for k, v in params.items()
             ):
@@ -495,11 +508,30 @@ def comparisons(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
                     f"({p['num_envs']} processes)"
                 )
             add(what, find("threads", "ours-vector", **p), r)
-    ours_policy = find("policy", "ours-vector", threads=0)
+    ours_async = find("policy", "ours-vector", kind="policy-async")
+    if ours_async is not None:
+        p = ours_async["params"]
+        head = f"async loop, {p['num_envs']} envs, batch {p['batch_size']}: vs "
+        for anchor, what, meaning in (
+            (
+                find("policy", "policy-alone", num_envs=p["batch_size"]),
+                f"the policy alone at batch {p['batch_size']}",
+                "of the ceiling",
+            ),
+            (
+                find("policy", "ours-vector", kind="policy", threads=0),
+                "our synchronous loop",
+                "faster",
+            ),
+            (find("policy", "envpool", kind="policy-async"), "EnvPool's async loop", "faster"),
+        ):
+            add(head + what, ours_async, anchor, meaning=meaning)
+    ours_policy = find("policy", "ours-vector", kind="policy", threads=0)
+    policy_envs = ours_policy["params"]["num_envs"] if ours_policy else None
     for anchor, meaning in (
-        (find("policy", "policy-alone"), "of the ceiling"),
-        (find("policy", "ours-vector", threads=1), "of num_threads=1"),
-        (find("policy", "envpool"), "faster"),
+        (find("policy", "policy-alone", num_envs=policy_envs), "of the ceiling"),
+        (find("policy", "ours-vector", kind="policy", threads=1), "of num_threads=1"),
+        (find("policy", "envpool", kind="policy"), "faster"),
         (find("policy", "gymnasium-async"), "faster"),
     ):
         if anchor is not None:
