@@ -405,7 +405,7 @@ class Engine:
         # The core starts from an empty rollout, and a collection that does not finish (an
         # exception from `infer` or the core, a stop, Ctrl-C) drops what it recorded: a batch
         # only ever holds its own steps.
-        self._core.begin()
+        self._core.discard()
         try:
             return self._record(steps, infer, stop)
         except BaseException:
