@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pickle
 import threading
-import time
 import traceback
 
 import numpy as np
@@ -266,10 +265,17 @@ def test_mean_log_std_pair_is_accepted():
 
 def test_stop_delivers_completed_batches_then_stops():
     engine = make_engine(True)
-    stream = engine.collect_stream(collect_size=4 * 4, infer=constant_infer(True), depth=2)
-    deadline = time.time() + 60
-    while stream._state.queue.qsize() < 2 and time.time() < deadline:
-        time.sleep(0.01)
+    inner, calls = constant_infer(True), [0]
+    second_batch_inferred = threading.Event()
+
+    def infer(obs):
+        calls[0] += 1
+        if calls[0] == 2 * (4 + 1):  # 4 steps and the bootstrap per batch: batch 2 is done
+            second_batch_inferred.set()
+        return inner(obs)
+
+    stream = engine.collect_stream(collect_size=4 * 4, infer=infer, depth=2)
+    assert second_batch_inferred.wait(60)
     stream.stop()
     got = list(stream)
     assert len(got) >= 2, "completed batches survive stop()"
