@@ -114,6 +114,7 @@ def run_episode(env: gym.Env, policy: Any, seed: int, sample: bool, sample_seed:
     obs, _ = env.reset(seed=seed)
     # Each episode draws its own stream, so a seed's samples are the same on either env.
     rng = torch.Generator().manual_seed(sample_seed * 1_000_003 + seed)
+    assert isinstance(env.action_space, gym.spaces.Box), env.action_space
     low, high = env.action_space.low, env.action_space.high
     total, done = 0.0, False
     while not done:

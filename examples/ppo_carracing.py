@@ -250,7 +250,6 @@ def main() -> None:
 
     engine = rf.Engine(
         game=rf.games.CarRacing(
-            layout="HWC",
             frame_skip=args.frame_skip,
             stack_num=args.stack_num,
             grayscale=args.grayscale,

@@ -102,6 +102,12 @@ def parse_args() -> Args:
     return Args(**vars(parser.parse_args()))
 
 
+def shape_of(space: gym.Space) -> tuple[int, ...]:
+    """A space's shape (Box spaces always have one; the check is for type checkers)."""
+    assert space.shape is not None, space
+    return space.shape
+
+
 def layer_init(layer: nn.Module, std: float = np.sqrt(2), bias_const: float = 0.0) -> nn.Module:
     torch.nn.init.orthogonal_(layer.weight, std)
     torch.nn.init.constant_(layer.bias, bias_const)
@@ -113,8 +119,8 @@ class Agent(nn.Module):
 
     def __init__(self, envs: gym.vector.VectorEnv):
         super().__init__()
-        height, width, channels = envs.single_observation_space.shape
-        action_dim = int(np.prod(envs.single_action_space.shape))
+        height, width, channels = shape_of(envs.single_observation_space)
+        action_dim = int(np.prod(shape_of(envs.single_action_space)))
         self.network = nn.Sequential(
             layer_init(nn.Conv2d(channels, 32, 8, stride=4)),
             nn.ReLU(),
@@ -173,12 +179,12 @@ def main() -> None:
 
     # Rollout storage; observations stay uint8 to keep it small.
     obs = torch.zeros(
-        (args.num_steps, args.num_envs, *envs.single_observation_space.shape),
+        (args.num_steps, args.num_envs, *shape_of(envs.single_observation_space)),
         dtype=torch.uint8,
         device=device,
     )
     actions = torch.zeros(
-        (args.num_steps, args.num_envs, *envs.single_action_space.shape), device=device
+        (args.num_steps, args.num_envs, *shape_of(envs.single_action_space)), device=device
     )
     logprobs = torch.zeros((args.num_steps, args.num_envs), device=device)
     rewards = torch.zeros((args.num_steps, args.num_envs), device=device)
@@ -252,8 +258,8 @@ def main() -> None:
 
         # Flatten the batch and keep only the real decisions.
         b_valid = valid.reshape(-1)
-        b_obs = obs.reshape((-1, *envs.single_observation_space.shape))[b_valid]
-        b_actions = actions.reshape((-1, *envs.single_action_space.shape))[b_valid]
+        b_obs = obs.reshape((-1, *shape_of(envs.single_observation_space)))[b_valid]
+        b_actions = actions.reshape((-1, *shape_of(envs.single_action_space)))[b_valid]
         b_logprobs = logprobs.reshape(-1)[b_valid]
         b_advantages = advantages.reshape(-1)[b_valid]
         b_returns = returns.reshape(-1)[b_valid]

@@ -91,8 +91,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     env = wrap_env(venv, wrapper="gymnasium")
     device = env.device
+    policy = Policy(env.observation_space, env.action_space, device, args.obs_size)
     models = {
-        "policy": Policy(env.observation_space, env.action_space, device, args.obs_size),
+        "policy": policy,
         "value": Value(env.observation_space, env.action_space, device, args.obs_size),
     }
     cfg = PPO_CFG(rollouts=args.rollouts, learning_epochs=1, mini_batches=2)
@@ -109,9 +110,9 @@ def main(argv: list[str] | None = None) -> None:
     trainer = SequentialTrainer(
         env=env, agents=agent, cfg={"timesteps": args.timesteps, "headless": True}
     )
-    before = [p.detach().clone() for p in models["policy"].parameters()]
+    before = [p.detach().clone() for p in policy.parameters()]
     trainer.train()
-    after = list(models["policy"].parameters())
+    after = list(policy.parameters())
     changed = any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
     print(f"timesteps={args.timesteps} policy_updated={changed}")
     env.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from . import _core
-from .car_racing import CarRacingEnv
+from .car_racing import CarRacingEnv, car_racing_env
 from .engine import Batch, CollectStream, Engine, Reward, games, learners, policies
 from .errors import (
     ClosedEnvironmentError,
@@ -21,6 +21,7 @@ from .errors import (
     InvalidAction,
     InvalidConfig,
     InvalidSeed,
+    ReadOnlyAttributeError,
     ResetNeeded,
 )
 from .spec import CarRacingSpec
@@ -55,6 +56,7 @@ __all__ = [
     "learners",
     "policies",
     "CarRacingEnv",
+    "car_racing_env",
     "CarRacingVectorEnv",
     "CarRacingSpec",
     "ClosedEnvironmentError",
@@ -62,6 +64,7 @@ __all__ = [
     "InvalidAction",
     "InvalidConfig",
     "InvalidSeed",
+    "ReadOnlyAttributeError",
     "ResetNeeded",
     "__version__",
 ]

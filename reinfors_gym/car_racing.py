@@ -17,14 +17,41 @@ from gymnasium.utils import EzPickle
 from . import _core
 from ._guard import CallGuard
 from ._rng import check_seed, export_state, import_state
-from .errors import ClosedEnvironmentError, InvalidAction, InvalidConfig, ResetNeeded
-from .spec import CarRacingSpec, check_flag
+from .errors import (
+    ClosedEnvironmentError,
+    InvalidAction,
+    InvalidConfig,
+    ReadOnlyAttributeError,
+    ResetNeeded,
+)
+from .spec import CarRacingSpec, check_flag, check_real
 
 STATE_SHAPE: tuple[int, int, int] = tuple(_core.STATE_SHAPE)  # type: ignore[assignment]
 VIDEO_SHAPE: tuple[int, int, int] = tuple(_core.VIDEO_SHAPE)  # type: ignore[assignment]
 WINDOW_SHAPE: tuple[int, int, int] = tuple(_core.WINDOW_SHAPE)  # type: ignore[assignment]
 FPS = 50
-RETRY_MESSAGE = "retry to generate track (normal if there are not many instances of this message)"
+# Gymnasium's line, character for character: its two string literals are joined without a space.
+RETRY_MESSAGE = "retry to generate track (normal if there are not manyinstances of this message)"
+
+READ_ONLY_ATTRIBUTES = frozenset(
+    {
+        "continuous",
+        "track",
+        "tile_visited",
+        "tile_visited_count",
+        "road_colors",
+        "reward",
+        "t",
+        "new_lap",
+        "road_color",
+        "bg_color",
+        "grass_color",
+        "car_state",
+    }
+)
+"""Attributes a write to which is refused with `ReadOnlyAttributeError`: Gymnasium's own would
+take the write (they are plain attributes there) and then diverge silently from the simulation,
+which lives in the Rust core here. `continuous` fixes the action space at construction."""
 
 
 def continuous_action_space() -> spaces.Box:
@@ -66,7 +93,8 @@ def coerce_discrete(action: Any) -> int:
     a = np.asarray(action)
     if a.shape != () or not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
         raise InvalidAction(
-            f"discrete action must be an integer in 0..5, got {type(action).__name__} {action!r}"
+            "discrete action must be an integer in {0, 1, 2, 3, 4}, "
+            f"got {type(action).__name__} {action!r}"
         )
     value = int(a)
     if not 0 <= value < 5:
@@ -82,6 +110,12 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
 
     Extra read-only accessors for tests and analysis: `car_state()`, `track`, `tile_visited`,
     `tile_visited_count`, `road_colors`, `reward`.
+
+    Attribute writes behave as Gymnasium's: `lap_complete_percent` and `domain_randomize` take
+    effect at the next `reset()` (which is where Gymnasium reads them), `verbose` and
+    `render_mode` at once; each is checked as the constructor checks it (`InvalidConfig`).
+    Writing `continuous` or an accessor (`READ_ONLY_ATTRIBUTES`) raises
+    `ReadOnlyAttributeError`.
     """
 
     metadata = {"render_modes": ["human", "rgb_array", "state_pixels"], "render_fps": FPS}
@@ -108,10 +142,10 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
             lap_complete_percent=lap_complete_percent,
         )
         self.render_mode = render_mode
-        self.verbose = check_flag("verbose", verbose)
+        self.verbose = verbose
         self.lap_complete_percent = spec.lap_complete_percent
         self.domain_randomize = spec.domain_randomize
-        self.continuous = spec.continuous
+        object.__setattr__(self, "continuous", spec.continuous)
         self.action_space = continuous_action_space() if self.continuous else spaces.Discrete(5)
         self.observation_space = observation_space()
         self._guard = CallGuard("environment")
@@ -124,6 +158,28 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         self._closed = False
         self._window: Any = None
         self._clock: Any = None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Checks writes of the attributes Gymnasium reads (see the class docstring)."""
+        if name in READ_ONLY_ATTRIBUTES:
+            why = (
+                "it fixes the action space at construction; create a new env with "
+                f"continuous={value!r}"
+                if name == "continuous"
+                else "it reports the simulation's state, which lives in the Rust core"
+            )
+            raise ReadOnlyAttributeError(f"CarRacingEnv.{name} cannot be set: {why}")
+        if name == "lap_complete_percent":
+            value = check_real(name, value, -math.inf, math.inf)
+        elif name in ("domain_randomize", "verbose"):
+            value = check_flag(name, value)
+        elif name == "render_mode" and value is not None:
+            if value not in self.metadata["render_modes"]:
+                raise InvalidConfig(
+                    f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                    f"got {value!r}"
+                )
+        object.__setattr__(self, name, value)
 
     # ----------------------------------------------------------------- Gymnasium API
 
@@ -144,11 +200,11 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         if isinstance(options, dict) and "randomize" in options:
             randomize = bool(options["randomize"])
         obs = np.empty(STATE_SHAPE, dtype=np.uint8)
+        # Gymnasium reads these two attributes at every reset.
+        self._core.set_reset_options(self.lap_complete_percent, self.domain_randomize)
         import_state(self.np_random, self._core.reset(export_state(self.np_random), randomize, obs))
         if self.verbose:
-            for _ in range(self._core.track_retries):
-                print(RETRY_MESSAGE)
-            print(f"Track generation: {len(self._core.track)}-tiles track")
+            self._print_track_attempts()
         if self.render_mode == "human":
             self._render()
         return obs, {}
@@ -288,7 +344,6 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         """
 
         def read(core: Any) -> dict[str, Any]:
-            self._check_open()
             if not core.has_episode:
                 raise ResetNeeded("car_state() needs reset() first")
             return core.car_state()
@@ -298,12 +353,24 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     # ----------------------------------------------------------------- internals
 
     def _query(self, name: str, read: Any) -> Any:
-        """A read of the core's state, admitted like any other call (one at a time)."""
+        """A read of the core's state, admitted like any other call (one at a time); after
+        `close()` it raises `ClosedEnvironmentError`."""
         self._guard.enter(name)
         try:
+            self._check_open()
             return read(self._core)
         finally:
             self._guard.exit()
+
+    def _print_track_attempts(self) -> None:
+        """Gymnasium's verbose lines for the reset's track attempts, in its order: the lap
+        found (if any), then the retry line for every attempt that failed."""
+        for lap, succeeded in self._core.track_attempts:
+            if lap is not None:
+                i1, i2 = lap
+                print(f"Track generation: {i1}..{i2} -> {i2 - i1}-tiles track")
+            if not succeeded:
+                print(RETRY_MESSAGE)
 
     def _check_open(self) -> None:
         if self._closed:
@@ -326,3 +393,19 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         self._clock.tick(self.metadata["render_fps"])
         pygame.surfarray.blit_array(self._window, frame.swapaxes(0, 1))
         pygame.display.flip()
+
+
+def car_racing_env(env: gym.Env[Any, Any]) -> CarRacingEnv:
+    """`env.unwrapped` typed as `CarRacingEnv`, for the accessors beyond Gymnasium's API.
+
+    `gym.make` returns a `gymnasium.Env`, so a type checker does not know
+    `env.unwrapped.car_state()`; `car_racing_env(env).car_state()` it does. Raises `TypeError`
+    when `env` does not wrap a `CarRacingEnv`.
+    """
+    inner = env.unwrapped
+    if not isinstance(inner, CarRacingEnv):
+        raise TypeError(
+            f"car_racing_env expects an env made by gym.make('reinfors/CarRacing-v0') (or a "
+            f"wrapper of a CarRacingEnv), got {type(inner).__name__}"
+        )
+    return inner

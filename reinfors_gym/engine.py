@@ -39,6 +39,7 @@ import queue
 import secrets
 import threading
 import time
+import warnings
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -78,12 +79,9 @@ class Reward:
         step: float = -0.1,
         off_playfield: float = -100.0,
         off_road: float = 0.0,
-        **unknown: Any,
     ):
-        if unknown:
-            raise ValueError(
-                f"unknown reward events {sorted(unknown)}; CarRacing has {list(self.EVENTS)}"
-            )
+        # The events are explicit keywords, so a misspelt one is a type error (mypy, pyright)
+        # and a TypeError naming it at run time.
         weights = {"tile": tile, "step": step, "off_playfield": off_playfield, "off_road": off_road}
         for name, value in weights.items():
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
@@ -110,19 +108,31 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
         domain_randomize: bool = False,
         lap_complete_percent: float = 0.95,
         max_episode_steps: int | None = 1000,
-        layout: str = "CHW",
+        layout: str | None = None,
         *,
+        channels_first: bool = False,
         frame_skip: int = 1,
         stack_num: int = 1,
         grayscale: bool = False,
         obs_size: tuple[int, int] = (96, 96),
     ) -> CarRacingSpec:
-        """CarRacing with pixel observations, `(3, 96, 96)` uint8 (`layout="HWC"`:
-        `(96, 96, 3)`); options as the Gymnasium env, plus the vector env's native
-        preprocessing (`frame_skip`, `stack_num`, `grayscale`, `obs_size`), all checked here.
-        `max_episode_steps` counts simulation steps."""
-        if layout not in ("CHW", "HWC"):
-            raise InvalidConfig(f"layout must be 'CHW' or 'HWC', got {layout!r}")
+        """CarRacing with pixel observations, `(96, 96, 3)` uint8 (`channels_first=True`:
+        `(3, 96, 96)`, as the vector env's option of the same name); options as the Gymnasium
+        env, plus the vector env's native preprocessing (`frame_skip`, `stack_num`,
+        `grayscale`, `obs_size`), all checked here. `max_episode_steps` counts simulation
+        steps. `layout` ("CHW" or "HWC") is the deprecated spelling of `channels_first`."""
+        if layout is not None:
+            if layout not in ("CHW", "HWC"):
+                raise InvalidConfig(f"layout must be 'CHW' or 'HWC', got {layout!r}")
+            if channels_first and layout == "HWC":
+                raise InvalidConfig("layout='HWC' contradicts channels_first=True; pass only one")
+            warnings.warn(
+                'games.CarRacing(layout=...) is deprecated: use channels_first=True for "CHW" '
+                '(the vector env\'s spelling); "HWC" is the default',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            channels_first = layout == "CHW"
         return CarRacingSpec.create(
             continuous=continuous,
             domain_randomize=domain_randomize,
@@ -132,7 +142,7 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
             stack_num=stack_num,
             grayscale=grayscale,
             obs_size=obs_size,
-            channels_first=layout == "CHW",
+            channels_first=channels_first,
         )
 
 
@@ -174,7 +184,7 @@ class learners:  # noqa: N801
 # --------------------------------------------------------------------------- batches
 
 
-@dataclass
+@dataclass(repr=False)
 class Batch:
     """One PPO-ready batch. Arrays are time-major: `[t, g]` is step t of game g.
 
@@ -221,6 +231,19 @@ class Batch:
     def __len__(self) -> int:
         """Records in the batch (steps x games)."""
         return int(self.rewards.size)
+
+    def __repr__(self) -> str:
+        """Shapes and dtypes, counts and the weights version; never the arrays' contents."""
+        steps, games = self.rewards.shape if self.rewards.ndim == 2 else (0, 0)
+        arrays = ", ".join(
+            f"{name}={_describe(getattr(self, name))}"
+            for name in (*self.FIELDS, "final_values", "bootstrap_values")
+        )
+        return (
+            f"Batch(steps={steps}, games={games}, records={len(self)}, "
+            f"episodes={len(self.episode_returns)}, weights_version={self.weights_version}, "
+            f"{arrays})"
+        )
 
     def flat(self) -> dict[str, np.ndarray]:
         """The PPO fields with time and game axes merged, ready for minibatching."""
@@ -276,6 +299,7 @@ class Engine:
                 raise TypeError(f"{name} must come from rf.{name}s / rf.Reward, got {value!r}")
         self.n_games = self.game.check_batch(n_games, "n_games")
         self.n_threads = check_threads("n_threads", n_threads)
+        self._requested_threads = self.n_threads
         self.seed = check_seed(seed)
         self.obs_shape = self.game.obs_shape
         self.continuous = self.game.continuous
@@ -307,6 +331,30 @@ class Engine:
         self._busy = threading.Lock()
         self._stream: tuple[_StreamState, threading.Thread] | None = None
 
+    def __repr__(self) -> str:
+        return (
+            f"Engine(game={self.game!r}, reward={self.reward!r}, learner={self.learner!r}, "
+            f"n_games={self.n_games}, n_threads={self.n_threads}, seed={self.seed}, "
+            f"weights_version={self.weights_version})"
+        )
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickles as its arguments: unpickling builds a new engine from them (fresh games,
+        reset from the same seed, as Gymnasium's EzPickle re-creates a single env), not a copy
+        of the games' state, the weights version or a running stream."""
+        return (
+            Engine,
+            (
+                self.game,
+                self.reward,
+                self.policy,
+                self.learner,
+                self.n_games,
+                self._requested_threads,
+                self.seed,
+            ),
+        )
+
     # ------------------------------------------------------------------ public API
 
     def weights_updated(self) -> None:
@@ -316,6 +364,7 @@ class Engine:
     def collect(self, n_records: int, infer: Infer) -> Batch:
         """Collects one batch of `n_records` (a multiple of `n_games`) in the calling thread."""
         steps = self._steps_for(n_records)
+        _check_infer(infer)
         self._acquire("collect()")
         try:
             return self._collect(steps, infer, stop=None)
@@ -330,8 +379,7 @@ class Engine:
         """
         steps = self._steps_for(collect_size)
         depth = check_int("depth", depth, 1, 1024)
-        if not callable(infer):
-            raise TypeError("infer must be callable: infer(obs) -> (policy_outputs, values)")
+        _check_infer(infer)
         return CollectStream(self, steps, infer, int(depth))
 
     # ------------------------------------------------------------------ internals
@@ -377,14 +425,19 @@ class Engine:
                 f"{type(out).__name__}{'' if not hasattr(out, '__len__') else f' of {len(out)}'}"
             )
         policy, values = out
-        if self.continuous and isinstance(policy, (tuple, list)):
+        k = self.policy_outputs
+        if self.continuous and isinstance(policy, (tuple, list)) and not _has_shape(policy, (n, k)):
+            # A (mean, log_std) pair; any other sequence (a list of n rows of 6 numbers) is an
+            # array-like read as one array below.
             if len(policy) != 2:
-                raise ValueError("continuous policy outputs must be (n, 6) or (mean, log_std)")
+                raise ValueError(
+                    f"continuous policy outputs must be ({n}, 6) or (mean, log_std), got a "
+                    f"{type(policy).__name__} of {len(policy)}"
+                )
             mean = _as_f32(policy[0], "mean")
             log_std = np.broadcast_to(_as_f32(policy[1], "log_std"), mean.shape)
             policy = np.concatenate([mean, log_std], axis=-1)
         policy = _as_f32(policy, "policy outputs")
-        k = self.policy_outputs
         if policy.shape != (n, k):
             what = "logits over 5 actions" if k == 5 else "mean[3] then log_std[3]"
             raise ValueError(
@@ -405,7 +458,7 @@ class Engine:
         # The core starts from an empty rollout, and a collection that does not finish (an
         # exception from `infer` or the core, a stop, Ctrl-C) drops what it recorded: a batch
         # only ever holds its own steps.
-        self._core.begin()
+        self._core.discard()
         try:
             return self._record(steps, infer, stop)
         except BaseException:
@@ -449,6 +502,27 @@ class Engine:
             "records_per_s": records / elapsed if elapsed > 0 else float("inf"),
         }
         return batch
+
+
+def _has_shape(x: Any, shape: tuple[int, ...]) -> bool:
+    """Whether `x` reads as one numeric array of `shape` (a ragged sequence does not)."""
+    try:
+        return bool(np.shape(x) == shape)
+    except ValueError:  # ragged, e.g. (mean (n, 3), log_std (3,))
+        return False
+
+
+def _check_infer(infer: object) -> None:
+    if not callable(infer):
+        raise TypeError(
+            "infer must be callable: infer(obs) -> (policy_outputs, values), got "
+            f"{type(infer).__name__}"
+        )
+
+
+def _describe(a: np.ndarray) -> str:
+    """`uint8(5, 3, 96, 96, 3)`: an array's dtype and shape."""
+    return f"{a.dtype}{tuple(a.shape)}"
 
 
 def _as_f32(x: Any, what: str) -> np.ndarray:

@@ -24,6 +24,12 @@ class ConcurrentCallError(gym_error.Error, RuntimeError):
     exception: it waits for the running call, then closes."""
 
 
+class ReadOnlyAttributeError(gym_error.Error, AttributeError):
+    """A write to an attribute that cannot change after construction (`continuous`) or that
+    reports the simulation's state (`track`, `reward`, ...): Gymnasium would take the write and
+    then silently diverge from it."""
+
+
 class ResetNeeded(gym_error.ResetNeeded, RuntimeError):
     """`step` or `render` called before the first `reset`."""
 
@@ -50,5 +56,6 @@ __all__ = [
     "InvalidConfig",
     "InvalidEnvId",
     "InvalidSeed",
+    "ReadOnlyAttributeError",
     "ResetNeeded",
 ]

@@ -64,3 +64,59 @@ class TrackFollower:
         """Action for Gymnasium's `CarRacing` (or a wrapper of one)."""
         hull = env.unwrapped.car.hull
         return self.act(hull.position, hull.angle, hull.linearVelocity)
+
+
+# --------------------------------------------------------------------------- sub-env attributes
+
+GYMNASIUM_ATTRIBUTES: tuple[str, ...] = (
+    "np_random",
+    "np_random_seed",
+    "spec",
+    "metadata",
+    "unwrapped",
+    "render_mode",
+    "continuous",
+    "verbose",
+    "lap_complete_percent",
+    "domain_randomize",
+    "action_space",
+    "observation_space",
+    "track",
+    "reward",
+    "tile_visited_count",
+    "t",
+    "new_lap",
+    "road_color",
+    "bg_color",
+    "grass_color",
+)
+"""Names `get_attr` reaches on a `CarRacing-v3` sub-env that ours defines too, with equal values
+after the same seeds and actions (compare them with `same_attribute_value`)."""
+
+SUB_ENV_ATTRIBUTES: tuple[str, ...] = (*GYMNASIUM_ATTRIBUTES, "tile_visited", "road_colors")
+"""Every name `get_attr` must reach on a `reinfors/CarRacing-v0` sub-env: Gymnasium's, then our
+accessors `tile_visited` (one bool per track row) and `road_colors` (`(M, 3)` uint8)."""
+
+SUB_ENV_METHODS: tuple[str, ...] = ("car_state",)
+"""Methods `call` must reach on a `reinfors/CarRacing-v0` sub-env (ours only)."""
+
+
+def same_attribute_value(name: str, ours: Any, theirs: Any) -> bool:
+    """Whether a sub-env attribute of ours equals Gymnasium's, by what the name means: generator
+    states for `np_random`, the registration's settings for `spec` (not its id or entry point),
+    the constructor arguments for `unwrapped` (a sub-env crosses a process boundary pickled, which
+    re-creates it from them), values for arrays, spaces and scalars."""
+    if name == "np_random":
+        return bool(ours.bit_generator.state == theirs.bit_generator.state)
+    if name == "spec":
+        fields = ("max_episode_steps", "reward_threshold", "nondeterministic", "order_enforce")
+        return all(getattr(ours, f) == getattr(theirs, f) for f in fields)
+    if name == "unwrapped":
+        return bool(
+            ours._ezpickle_args == theirs._ezpickle_args
+            and ours._ezpickle_kwargs == theirs._ezpickle_kwargs
+        )
+    if isinstance(ours, np.ndarray) or isinstance(theirs, (np.ndarray, list)):
+        a, b = np.asarray(ours), np.asarray(theirs)
+        return a.shape == b.shape and bool(np.array_equal(a, b))
+    return bool(ours == theirs)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import pickle
 import threading
-import time
 import traceback
 
 import numpy as np
@@ -84,7 +84,7 @@ def test_terminations_cut_the_chain():
 
 
 def test_batch_fields_shapes_and_order():
-    engine = make_engine(True, n_games=3)
+    engine = make_engine(True, n_games=3, channels_first=True)
     b = engine.collect(3 * 5, constant_infer(True))
     assert b.obs.shape == (5, 3, 3, 96, 96) and b.obs.dtype == np.uint8
     assert b.actions.shape == (5, 3, 3) and b.actions.dtype == np.float32
@@ -94,7 +94,8 @@ def test_batch_fields_shapes_and_order():
     assert len(b) == 15
     flat = b.flat()
     assert list(flat) == list(rf.Batch.FIELDS) and flat["obs"].shape == (15, 3, 96, 96)
-    hwc = rf.Engine(game=rf.games.CarRacing(layout="HWC"), n_games=2, seed=0)
+    # HWC is the default, as the vector env's (channels_first=False).
+    hwc = rf.Engine(game=rf.games.CarRacing(), n_games=2, seed=0)
     assert hwc.collect(2, constant_infer(True)).obs.shape == (1, 2, 96, 96, 3)
 
 
@@ -182,8 +183,8 @@ def test_episode_scores_are_gymnasiums_returns_whatever_the_training_reward():
 
 
 def test_reward_rejects_unknown_and_non_finite():
-    with pytest.raises(ValueError, match="unknown reward events"):
-        rf.Reward(lap=1.0)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'lap'"):
+        rf.Reward(lap=1.0)  # type: ignore[call-arg]
     for bad in (float("nan"), float("inf"), "1"):
         with pytest.raises(ValueError):
             rf.Reward(tile=bad)
@@ -264,10 +265,17 @@ def test_mean_log_std_pair_is_accepted():
 
 def test_stop_delivers_completed_batches_then_stops():
     engine = make_engine(True)
-    stream = engine.collect_stream(collect_size=4 * 4, infer=constant_infer(True), depth=2)
-    deadline = time.time() + 60
-    while stream._state.queue.qsize() < 2 and time.time() < deadline:
-        time.sleep(0.01)
+    inner, calls = constant_infer(True), [0]
+    second_batch_inferred = threading.Event()
+
+    def infer(obs):
+        calls[0] += 1
+        if calls[0] == 2 * (4 + 1):  # 4 steps and the bootstrap per batch: batch 2 is done
+            second_batch_inferred.set()
+        return inner(obs)
+
+    stream = engine.collect_stream(collect_size=4 * 4, infer=infer, depth=2)
+    assert second_batch_inferred.wait(60)
     stream.stop()
     got = list(stream)
     assert len(got) >= 2, "completed batches survive stop()"
@@ -309,3 +317,90 @@ def test_one_collection_at_a_time_and_bad_arguments():
         rf.games.CarRacing(layout="NCHW")
     with pytest.raises(TypeError):
         rf.Engine(game="CarRacing")
+
+
+def test_every_game_is_seeded_with_seed_plus_g():
+    """Game g's first observation is a single env's after reset(seed=seed + g)."""
+    seed, first = 40, []
+
+    def infer(obs):
+        if not first:
+            first.append(obs.copy())
+        return constant_infer(True)(obs)
+
+    rf.Engine(n_games=3, n_threads=2, seed=seed).collect(3, infer)
+    env = rf.CarRacingEnv()
+    for g in range(3):
+        np.testing.assert_array_equal(first[0][g], env.reset(seed=seed + g)[0], err_msg=f"{g}")
+
+
+def test_a_refused_infer_call_leaves_every_sampling_stream_where_it_was():
+    """The same seed gives the same actions, whether or not a call was refused in between.
+    The refused call's last game has a log_std out of bounds: no earlier game may have drawn."""
+
+    def bad_infer(obs):
+        policy, values = constant_infer(True)(obs)
+        policy[-1, -1] = 90.0
+        return policy, values
+
+    def actions(refuse):
+        engine = make_engine(True, seed=9)
+        engine.collect(4 * 2, constant_infer(True))
+        if refuse:
+            with pytest.raises(ValueError, match="log_std"):
+                engine.collect(4 * 2, bad_infer)
+        return engine.collect(4 * 5, constant_infer(True)).actions
+
+    np.testing.assert_array_equal(actions(True), actions(False))
+
+
+def test_infer_outputs_may_be_any_array_like():
+    engine = make_engine(True)
+    rows = np.concatenate([MEAN, LOG_STD]).tolist()
+    b = engine.collect(4 * 2, lambda obs: ([rows] * len(obs), [0.0] * len(obs)))
+    assert b.actions.shape == (2, 4, 3)
+    discrete = make_engine(False)
+    b = discrete.collect(4, lambda obs: (tuple([LOGITS.tolist()] * len(obs)), [[0.0]] * len(obs)))
+    assert b.actions.shape == (1, 4)
+    # Two games: a list of two rows of 6 is the array, not a (mean, log_std) pair.
+    two = make_engine(True, n_games=2)
+    assert two.collect(2, lambda obs: ([rows, rows], [0.0, 0.0])).actions.shape == (1, 2, 3)
+
+
+def test_infer_that_is_not_callable_is_named():
+    engine = make_engine(True)
+    for call in (lambda: engine.collect(4, None), lambda: engine.collect_stream(4, None)):
+        with pytest.raises(TypeError, match="infer must be callable"):
+            call()
+    engine.collect(4, constant_infer(True))  # still usable
+
+
+def test_engine_pickles_as_its_arguments():
+    engine = make_engine(False, n_games=2, seed=4, max_episode_steps=50)
+    batch = engine.collect(2 * 3, constant_infer(False))
+    clone = pickle.loads(pickle.dumps(engine))
+    assert (clone.game, clone.n_games, clone.seed) == (engine.game, 2, 4)
+    assert repr(clone.reward) == repr(engine.reward)
+    # Re-created from its arguments: the same games from the start, the same batch.
+    again = clone.collect(2 * 3, constant_infer(False))
+    for name in rf.Batch.FIELDS:
+        np.testing.assert_array_equal(getattr(again, name), getattr(batch, name))
+
+
+def test_reprs_name_the_configuration_and_never_dump_arrays():
+    engine = make_engine(True, n_games=2)
+    assert repr(engine).startswith("Engine(game=CarRacingSpec(") and "n_games=2" in repr(engine)
+    batch = engine.collect(2 * 3, constant_infer(True))
+    text = repr(batch)
+    assert "obs=uint8(3, 2, 96, 96, 3)" in text and "records=6" in text
+    assert "array(" not in text and len(text) < 600
+
+
+def test_channels_first_is_the_engines_layout_option_too():
+    assert rf.games.CarRacing().obs_shape == (96, 96, 3)
+    assert rf.games.CarRacing(channels_first=True).obs_shape == (3, 96, 96)
+    for layout, channels_first in (("CHW", True), ("HWC", False)):
+        with pytest.warns(DeprecationWarning, match="channels_first"):
+            assert rf.games.CarRacing(layout=layout).channels_first is channels_first
+    with pytest.raises(rf.InvalidConfig, match="contradicts"):
+        rf.games.CarRacing(layout="HWC", channels_first=True)

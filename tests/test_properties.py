@@ -262,7 +262,7 @@ ENGINE_KWARGS = {
 GAME_KWARGS = {
     **SHARED_KWARGS,
     "max_episode_steps": st.one_of(st.none(), CONFIG_VALUES),
-    "layout": st.one_of(st.sampled_from(["CHW", "HWC"]), ODD_SCALARS),
+    "channels_first": st.one_of(st.booleans(), ODD_SCALARS),
     "frame_skip": CONFIG_VALUES,
     "stack_num": CONFIG_VALUES,
     "grayscale": st.one_of(st.booleans(), ODD_SCALARS),

@@ -71,18 +71,30 @@ def test_a_failed_collection_leaves_nothing_in_the_next_batch(error, fail_at):
     assert_fresh_batch(e.collect(2 * N_GAMES, policy(4)), 2, 4)
 
 
+def paused_at(call: int):
+    """A `policy(3)` that, on call number `call` (mid-batch), sets `reached` and waits for
+    `resume`: the test then acts while the collector is known to be inside a batch."""
+    reached, resume = threading.Event(), threading.Event()
+    inner = policy(3)
+    calls = [0]
+
+    def infer(obs):
+        calls[0] += 1
+        if calls[0] == call:
+            reached.set()
+            assert resume.wait(60), "the test never resumed the collector"
+        return inner(obs)
+
+    return infer, reached, resume
+
+
 def test_stop_mid_batch_leaves_nothing_in_the_next_batch():
     e = engine()
-    started = threading.Event()
-
-    def slow(obs):
-        started.set()
-        time.sleep(0.002)
-        return policy(3)(obs)
-
-    stream = e.collect_stream(50 * N_GAMES, slow)
-    started.wait(10)
-    time.sleep(0.05)
+    infer, reached, resume = paused_at(5)
+    stream = e.collect_stream(50 * N_GAMES, infer)
+    assert reached.wait(60)
+    stream.stop(timeout=0)  # the stop is requested while step 5 of 50 waits in infer
+    resume.set()
     stream.stop()
     assert stream.discarded_batches == 1
     assert_fresh_batch(e.collect(2 * N_GAMES, policy(4)), 2, 4)
@@ -90,21 +102,26 @@ def test_stop_mid_batch_leaves_nothing_in_the_next_batch():
 
 def test_a_dropped_stream_stops_its_thread_and_leaves_nothing_behind():
     e = engine()
-    stream = e.collect_stream(50 * N_GAMES, policy(3))
+    infer, reached, resume = paused_at(5)
+    stream = e.collect_stream(50 * N_GAMES, infer)
     thread = stream._thread
-    time.sleep(0.05)
+    assert reached.wait(60)
     del stream
     gc.collect()
-    thread.join(10)
+    resume.set()
+    thread.join(60)
     assert not thread.is_alive(), "the collector thread outlived its stream"
     assert_fresh_batch(e.collect(2 * N_GAMES, policy(4)), 2, 4)
 
 
 def test_a_stream_dropped_mid_step_is_waited_for_by_the_next_collection():
     e = engine()
-    stream = e.collect_stream(50 * N_GAMES, policy(3))
-    time.sleep(0.02)
-    del stream  # its thread may still be inside a step: collect() waits for it
+    infer, reached, resume = paused_at(5)
+    stream = e.collect_stream(50 * N_GAMES, infer)
+    assert reached.wait(60)
+    del stream
+    gc.collect()
+    resume.set()  # its thread goes on into step 5: collect() must wait for it
     assert_fresh_batch(e.collect(2 * N_GAMES, policy(4)), 2, 4)
 
 
@@ -230,17 +247,19 @@ def test_close_from_another_thread_during_steps_of_the_single_env():
     env = CarRacingEnv()
     env.reset(seed=0)
     errors = []
+    driving = threading.Event()
 
     def drive():
         try:
-            for _ in range(10_000):
+            for _ in range(100_000):
                 env.step(np.array([0.0, 0.5, 0.0]))
+                driving.set()
         except BaseException as e:  # noqa: BLE001
             errors.append(e)
 
     t = threading.Thread(target=drive)
     t.start()
-    time.sleep(0.02)
+    assert driving.wait(60)  # steps are running: close() lands among them
     env.close()
     t.join(10)
     assert len(errors) == 1 and isinstance(errors[0], ClosedEnvironmentError), errors
@@ -362,15 +381,20 @@ def test_single_env_arguments_are_refused_by_name():
             CarRacingEnv(**kwargs)
 
 
-def test_configurations_beyond_memory_are_refused_at_once():
+def test_configurations_beyond_memory_are_refused_at_once(monkeypatch):
+    def per_env_work(*args, **kwargs):
+        raise AssertionError("refused only after per-env work")
+
+    # Per-env work (a seed drawn per sub-env, the pool) must not start before the refusal.
+    monkeypatch.setattr(rf.vector.secrets, "randbits", per_env_work)
+    monkeypatch.setattr(rf._core, "PoolCore", per_env_work)
     for kwargs, bound in (
-        ({"num_envs": 10**7}, "1..=65536"),
+        ({"num_envs": 10**7}, "num_envs.*65536"),
         ({"num_envs": 1000, "stack_num": 64}, "GiB"),
     ):
-        start = time.perf_counter()
         with pytest.raises(InvalidConfig, match=bound):
             CarRacingVectorEnv(**kwargs)
-        assert time.perf_counter() - start < 0.5, "refused only after per-env work"
+    monkeypatch.undo()
     with pytest.raises(InvalidConfig, match="GiB"):
         rf.Engine(game=rf.games.CarRacing(obs_size=(1024, 1024)), n_games=512)
     with pytest.raises(InvalidConfig, match="GiB"):

@@ -27,15 +27,6 @@ pub struct Filled<'s> {
 }
 
 impl<'s> Spare<'s> {
-    /// Bytes in this chunk.
-    pub fn len(&self) -> usize {
-        self.bytes.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
-    }
-
     /// Writes `src` (exactly the chunk's length: panics otherwise) into the chunk.
     pub fn fill_from(self, src: &[u8]) -> Filled<'s> {
         assert_eq!(src.len(), self.bytes.len(), "a chunk is filled whole");

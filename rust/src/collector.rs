@@ -251,6 +251,8 @@ pub struct Collector {
     kind: PolicyKind,
     weights: RewardWeights,
     rngs: Vec<Pcg64Mcg>,
+    /// The streams as they were before the step being taken (restored if it is refused).
+    rngs_before: Vec<Pcg64Mcg>,
     results: Vec<SlotResult>,
     actions: Vec<Action>,
     /// This step's samples (stored action, log-probability), checked before being recorded.
@@ -304,7 +306,7 @@ impl Collector {
         let pool = Pool::new(spec, num_threads, entropy)?;
         let n = spec.num_envs;
         // Game g samples from stream g of the seed, independent of thread scheduling.
-        let rngs = (0..n)
+        let rngs: Vec<Pcg64Mcg> = (0..n)
             .map(|g| {
                 Pcg64Mcg::seed_from_u64(
                     sampling_seed ^ (g as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -315,6 +317,7 @@ impl Collector {
             pool,
             kind,
             weights,
+            rngs_before: rngs.clone(),
             rngs,
             results: vec![SlotResult::default(); n],
             actions: vec![Action::Discrete(0); n],
@@ -404,12 +407,32 @@ impl Collector {
         self.check_outputs(policy, values)?;
         let n = self.games();
         let k = self.kind.outputs();
-        // Sample every game before recording anything: a refused sample leaves the rollout
-        // exactly as it was.
+        // Check every row before sampling any, and sample every game before recording
+        // anything: a refused call leaves the rollout and every game's sampling stream exactly
+        // as they were (the same seed gives the same actions whatever was refused on the way).
+        for g in 0..n {
+            check_policy_row(self.kind, &policy[g * k..(g + 1) * k], g)?;
+        }
+        self.rngs_before.clone_from_slice(&self.rngs);
+        let result = self.sample_and_step(policy, values, obs);
+        if result.is_err() {
+            self.rngs.clone_from_slice(&self.rngs_before);
+        }
+        result
+    }
+
+    /// [`Self::step`] once its rows are checked; on an error the caller rewinds the streams.
+    fn sample_and_step(
+        &mut self,
+        policy: &[f32],
+        values: &[f32],
+        obs: &mut [u8],
+    ) -> Result<Vec<usize>> {
+        let n = self.games();
+        let k = self.kind.outputs();
         self.sampled.clear();
         for g in 0..n {
             let out = &policy[g * k..(g + 1) * k];
-            check_policy_row(self.kind, out, g)?;
             let (action, stored, logp) = sample(self.kind, out, &mut self.rngs[g]);
             if !(logp.is_finite() && stored.iter().all(|v| v.is_finite())) {
                 return Err(Error::InvalidArgument(format!(
@@ -470,11 +493,6 @@ impl Collector {
         }
         r.steps += 1;
         Ok(truncated)
-    }
-
-    /// Steps recorded in the rollout being collected.
-    pub fn recorded_steps(&self) -> usize {
-        self.rollout.steps
     }
 
     /// Drops the rollout being recorded (a collection that ended early); the games carry on
@@ -682,6 +700,26 @@ mod tests {
     }
 
     #[test]
+    fn a_refused_step_leaves_every_sampling_stream_where_it_was() {
+        // Two collectors on the same seeds; one is handed a refused call in between, whose
+        // game 1 has a log_std out of bounds: game 0's stream must not have advanced either.
+        let actions = |refuse: bool| {
+            let (mut c, mut obs) = two_games(None);
+            c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+            if refuse {
+                let mut bad_log_std = GAS;
+                bad_log_std[10] = 90.0;
+                assert!(c.step(&bad_log_std, &[0.0, 0.0], &mut obs).is_err());
+            }
+            for _ in 0..3 {
+                c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+            }
+            c.finish(&[0.0, 0.0], 0.99, 0.95).unwrap().actions_f32
+        };
+        assert_eq!(actions(true), actions(false));
+    }
+
+    #[test]
     fn finish_refuses_before_handing_the_rollout_out() {
         let (mut c, mut obs) = two_games(Some(1));
         let truncated = c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
@@ -706,7 +744,7 @@ mod tests {
         for _ in 0..3 {
             c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
         }
-        assert_eq!(c.recorded_steps(), 3);
+        assert_eq!(c.rollout.steps, 3);
         c.discard_partial();
         assert_eq!(rollout_lengths(&c), [0; 6]);
         c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();

@@ -137,8 +137,8 @@ pub struct CarRacing {
     /// Episode time. Seconds.
     t: f64,
     new_lap: bool,
-    /// Failed track attempts in the last reset.
-    track_retries: usize,
+    /// The track attempts of the last reset (failed ones, then the one that succeeded).
+    track_attempts: Vec<track::Attempt>,
     /// Scratch buffers and caches for drawing (no allocation per frame).
     renderer: Renderer,
 }
@@ -192,13 +192,32 @@ impl CarRacing {
             tile_visited_count: 0,
             t: 0.0,
             new_lap: false,
-            track_retries: 0,
+            track_attempts: Vec::new(),
             renderer: Renderer::new(),
         })
     }
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+
+    /// Changes the two settings Gymnasium reads from its attributes at every `reset`
+    /// (`lap_complete_percent`, `domain_randomize`); call it just before [`Self::reset`], which
+    /// is where they take effect there. `continuous` cannot change: the action space depends
+    /// on it.
+    pub fn set_reset_options(
+        &mut self,
+        lap_complete_percent: f64,
+        domain_randomize: bool,
+    ) -> Result<()> {
+        if !lap_complete_percent.is_finite() {
+            return Err(Error::InvalidArgument(format!(
+                "lap_complete_percent must be a finite number, got {lap_complete_percent}"
+            )));
+        }
+        self.config.lap_complete_percent = lap_complete_percent;
+        self.config.domain_randomize = domain_randomize;
+        Ok(())
     }
 
     /// The generator the next unseeded reset continues from.
@@ -217,8 +236,8 @@ impl CarRacing {
         if self.config.domain_randomize && randomize.unwrap_or(true) {
             self.palette = Palette::randomized(&mut self.rng);
         }
-        let (track, retries) = track::generate(&mut self.rng);
-        self.track_retries = retries;
+        let (track, attempts) = track::generate(&mut self.rng);
+        self.track_attempts = attempts;
         let [_, beta, x, y] = track.points[0];
         let car = Car::new(beta, x, y);
         let road_color = self.palette.road;
@@ -454,8 +473,13 @@ impl CarRacing {
     pub fn new_lap(&self) -> bool {
         self.new_lap
     }
+    /// Failed track attempts in the last reset.
     pub fn track_retries(&self) -> usize {
-        self.track_retries
+        self.track_attempts.len().saturating_sub(1)
+    }
+    /// Every track attempt of the last reset, the successful last one included.
+    pub fn track_attempts(&self) -> &[track::Attempt] {
+        &self.track_attempts
     }
     pub fn has_episode(&self) -> bool {
         self.episode.is_some()
@@ -483,7 +507,7 @@ pub fn validate(config: &Config, action: &Action) -> Result<()> {
             "continuous environment expects [steer, gas, brake], got a discrete action".into(),
         )),
         (false, Action::Continuous(_)) => Err(Error::InvalidAction(
-            "discrete environment expects an integer in 0..5, got a continuous action".into(),
+            "discrete environment expects an integer in {0, 1, 2, 3, 4}, got a continuous action".into(),
         )),
     }
 }

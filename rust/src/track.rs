@@ -59,30 +59,54 @@ fn wrap(i: isize, len: usize) -> usize {
     i.rem_euclid(len as isize) as usize
 }
 
+/// One attempt of `_create_track`, as its verbose output tells it: the lap `i1..i2` it cut out
+/// of the traced points (Gymnasium prints `Track generation: {i1}..{i2} -> {i2 - i1}-tiles
+/// track` once it has them), `None` when no lap closed; and whether the attempt succeeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Attempt {
+    pub lap: Option<(usize, usize)>,
+    pub succeeded: bool,
+}
+
 /// Gymnasium's reset loop: attempts until one succeeds (`while True: if _create_track(): break`).
-/// Returns the track and the number of failed attempts.
-pub fn generate(rng: &mut NumpyGenerator) -> (Track, usize) {
-    let mut retries = 0;
+/// Returns the track and every attempt made, the successful last one included.
+pub fn generate(rng: &mut NumpyGenerator) -> (Track, Vec<Attempt>) {
+    let mut attempts = Vec::with_capacity(1);
     loop {
-        if let Some(track) = try_generate(rng) {
-            return (track, retries);
+        let (track, lap) = attempt(rng);
+        attempts.push(Attempt {
+            lap,
+            succeeded: track.is_some(),
+        });
+        if let Some(track) = track {
+            return (track, attempts);
         }
-        retries += 1;
     }
 }
 
 /// One attempt of `_create_track`; `None` where Gymnasium returns `False`.
 pub fn try_generate(rng: &mut NumpyGenerator) -> Option<Track> {
+    attempt(rng).0
+}
+
+/// One attempt, with the lap `(i1, i2)` it found (see [`Attempt`]).
+fn attempt(rng: &mut NumpyGenerator) -> (Option<Track>, Option<(usize, usize)>) {
     let checkpoints = checkpoints(rng);
     let start_alpha = 2.0 * PI * (-0.5) / CHECKPOINTS as f64;
     let raw = trace(&checkpoints);
-    let points = close_lap(&raw, start_alpha)?;
+    let Some((i1, i2)) = find_lap(&raw, start_alpha) else {
+        return (None, None);
+    };
+    let Some(points) = close_lap(&raw, i1, i2) else {
+        return (None, Some((i1, i2)));
+    };
     let (tiles, kerbs) = build_quads(&points);
-    Some(Track {
+    let track = Track {
         points,
         tiles,
         kerbs,
-    })
+    };
+    (Some(track), Some((i1, i2)))
 }
 
 /// The 12 checkpoints `(alpha, x, y)`: two draws each, the first and last then pinned.
@@ -177,9 +201,9 @@ fn trace(checkpoints: &[[f64; 3]; CHECKPOINTS]) -> Vec<TrackPoint> {
     track
 }
 
-/// Cuts one lap out of the traced points (between the last two passes through the start
-/// angle) and checks that its ends meet; `None` when Gymnasium's attempt fails.
-fn close_lap(track: &[TrackPoint], start_alpha: f64) -> Option<Vec<TrackPoint>> {
+/// The last two passes `(i1, i2)` of the traced points through the start angle; `None` when
+/// there are not two (Gymnasium's attempt fails before printing anything).
+fn find_lap(track: &[TrackPoint], start_alpha: f64) -> Option<(usize, usize)> {
     let (mut i1, mut i2) = (None, None);
     let mut i = track.len();
     loop {
@@ -195,7 +219,12 @@ fn close_lap(track: &[TrackPoint], start_alpha: f64) -> Option<Vec<TrackPoint>> 
             break;
         }
     }
-    let (i1, i2) = (i1?, i2?);
+    Some((i1?, i2?))
+}
+
+/// Cuts the lap `i1..i2` out of the traced points and checks that its ends meet; `None` when
+/// Gymnasium's attempt fails.
+fn close_lap(track: &[TrackPoint], i1: usize, i2: usize) -> Option<Vec<TrackPoint>> {
     // Python's `track[i1 : i2 - 1]`; i2 > i1 here, so the slice may only be empty.
     let lap: Vec<TrackPoint> = track[i1..(i2 - 1).max(i1)].to_vec();
     if lap.is_empty() {

@@ -84,8 +84,8 @@ def test_the_gymnasium_side_imports_nothing_of_ours(tmp_path):
         " '--seeds', '0']\n"
         "try:\n"
         f"    runpy.run_path({str(SCRIPT)!r}, run_name='__main__')\n"
-        "except SystemExit:\n"
-        "    pass\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), f'evaluate.py exited with {e.code!r}'\n"
         "assert not [m for m in sys.modules if m.startswith('reinfors_gym')], 'imported'\n"
     )
     env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}

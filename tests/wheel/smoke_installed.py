@@ -62,7 +62,7 @@ def main() -> None:
     print(f"vector env: 100 steps x 4 envs, returns {np.round(total, 2).tolist()}")
 
     # The collector: one batch with a fixed policy.
-    engine = rf.Engine(game=rf.games.CarRacing(), n_games=4, n_threads=2, seed=0)
+    engine = rf.Engine(game=rf.games.CarRacing(channels_first=True), n_games=4, n_threads=2, seed=0)
 
     def infer(o: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         n = len(o)

@@ -104,21 +104,11 @@ impl PyCollector {
         result
     }
 
-    /// Starts a new collection: any partial rollout left by one that ended early (an error in
-    /// `infer`, a stop, an interrupt) is discarded, so a batch holds only its own steps.
-    fn begin(&mut self) {
-        self.collector.discard_partial();
-    }
-
-    /// Drops the partial rollout now (its memory too); the games' state carries on.
+    /// Drops any partial rollout (its memory too); the games' state carries on. Called when a
+    /// collection starts and when one ends early (an error in `infer`, a stop, an interrupt),
+    /// so a batch holds only its own steps.
     fn discard(&mut self) {
         self.collector.discard_partial();
-    }
-
-    /// Steps recorded in the rollout being collected.
-    #[getter]
-    fn recorded_steps(&self) -> usize {
-        self.collector.recorded_steps()
     }
 
     /// Final observations of `games` (those `step` reported truncated), stacked.
@@ -156,11 +146,13 @@ impl PyCollector {
     ) -> PyResult<Bound<'py, PyDict>> {
         let collector = &mut self.collector;
         let mut poisoned = false;
-        let r: Rollout = py.detach(|| {
+        let result = py.detach(|| {
             guarded(&mut poisoned, || {
                 collector.finish(&bootstrap_values, gamma, lam)
             })
-        })?;
+        });
+        self.poisoned |= poisoned;
+        let r: Rollout = result?;
         let (t, n) = (r.steps, r.games);
         let d = PyDict::new(py);
         let mut obs_shape = vec![t, n];

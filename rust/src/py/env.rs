@@ -5,7 +5,9 @@ use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyTuple};
 
-use super::{batch_slice, generator_from, guarded, render_array, track_array, RngState, SpecArgs};
+use super::{
+    batch_slice, generator_from, guarded, render_array, to_py_err, track_array, RngState, SpecArgs,
+};
 use crate::env::{self, Action, CarRacing};
 
 /// The three values of `action` as float64 if it is a contiguous 1-D array of three `T`s (not
@@ -161,7 +163,7 @@ impl PyCarRacing {
         )?))
     }
 
-    /// One discrete step (0..5); the frame goes into `obs`.
+    /// One discrete step (an action in {0, 1, 2, 3, 4}); the frame goes into `obs`.
     fn step_discrete(
         &mut self,
         py: Python<'_>,
@@ -231,6 +233,27 @@ impl PyCarRacing {
     fn track_retries(&self) -> usize {
         self.env.track_retries()
     }
+    /// The last reset's track attempts, in order: `(i1, i2)` of the lap each cut out of its
+    /// traced points (`None` where none closed), and whether it succeeded (only the last).
+    #[getter]
+    fn track_attempts(&self) -> Vec<(Option<(usize, usize)>, bool)> {
+        self.env
+            .track_attempts()
+            .iter()
+            .map(|a| (a.lap, a.succeeded))
+            .collect()
+    }
+
+    /// Sets what Gymnasium reads from its attributes at `reset`; call it just before `reset`.
+    fn set_reset_options(
+        &mut self,
+        lap_complete_percent: f64,
+        domain_randomize: bool,
+    ) -> PyResult<()> {
+        self.env
+            .set_reset_options(lap_complete_percent, domain_randomize)
+            .map_err(to_py_err)
+    }
     #[getter]
     fn has_episode(&self) -> bool {
         self.env.has_episode()
@@ -239,7 +262,7 @@ impl PyCarRacing {
     /// Tile indices each wheel touches.
     fn wheel_tiles(&self, wheel: usize) -> PyResult<Vec<u32>> {
         if wheel >= 4 {
-            return Err(PyValueError::new_err("wheel index must be 0..4"));
+            return Err(PyValueError::new_err("wheel index must be in {0, 1, 2, 3}"));
         }
         Ok(self.env.wheel_tiles(wheel).to_vec())
     }

@@ -14,45 +14,54 @@ pub struct F32x4(
     #[cfg(not(target_arch = "x86_64"))] [f32; 4],
 );
 
-// SAFETY (whole impl): SSE and SSE2 are part of the x86-64 baseline, and every load and store
-// goes through a reference to exactly four floats.
+// Every intrinsic below needs only SSE/SSE2, part of the x86-64 baseline; each block states its
+// own invariant.
 #[cfg(target_arch = "x86_64")]
 impl F32x4 {
     #[inline(always)]
     pub fn load(v: &[f32; 4]) -> Self {
+        // SAFETY: SSE is baseline on x86-64; `v` is a live reference to exactly four f32s, and
+        // `loadu` needs no alignment, so the 16-byte read stays inside it.
         Self(unsafe { _mm_loadu_ps(v.as_ptr()) })
     }
 
     #[inline(always)]
     pub fn store(self, to: &mut [f32; 4]) {
+        // SAFETY: SSE is baseline on x86-64; `to` is a unique reference to exactly four f32s,
+        // and `storeu` needs no alignment, so the 16-byte write stays inside it.
         unsafe { _mm_storeu_ps(to.as_mut_ptr(), self.0) }
     }
 
     #[inline(always)]
     pub fn splat(v: f32) -> Self {
+        // SAFETY: SSE is baseline on x86-64; the intrinsic touches no memory.
         Self(unsafe { _mm_set1_ps(v) })
     }
 
     #[inline(always)]
     pub fn zero() -> Self {
+        // SAFETY: SSE is baseline on x86-64; the intrinsic touches no memory.
         Self(unsafe { _mm_setzero_ps() })
     }
 
     /// Lane 3 in every lane.
     #[inline(always)]
     pub fn broadcast_a(self) -> Self {
+        // SAFETY: SSE is baseline on x86-64; a register shuffle touches no memory.
         Self(unsafe { _mm_shuffle_ps::<0xff>(self.0, self.0) })
     }
 
     /// Lane 3.
     #[inline(always)]
     pub fn a(self) -> f32 {
+        // SAFETY: SSE is baseline on x86-64; a register shuffle and lane read touch no memory.
         unsafe { _mm_cvtss_f32(_mm_shuffle_ps::<0xff>(self.0, self.0)) }
     }
 
     /// Whether every lane is zero (`-0.0` counts as zero, as with `==`).
     #[inline(always)]
     pub fn is_zero(self) -> bool {
+        // SAFETY: SSE is baseline on x86-64; compare and movemask work on registers only.
         unsafe { _mm_movemask_ps(_mm_cmpneq_ps(self.0, _mm_setzero_ps())) == 0 }
     }
 
@@ -71,7 +80,8 @@ macro_rules! lanewise {
             type Output = Self;
             #[inline(always)]
             fn $method(self, rhs: Self) -> Self {
-                // SAFETY: SSE is part of the x86-64 baseline.
+                // SAFETY: SSE is part of the x86-64 baseline; lane-wise arithmetic on registers
+                // touches no memory.
                 Self(unsafe { $intrinsic(self.0, rhs.0) })
             }
         }
