@@ -23,7 +23,11 @@ __all__ = [
     "seeded_rng_state",
     "avx2_used",
     "MAX_BATCH_BYTES",
+    "MAX_FRAME_SIDE",
+    "MAX_FRAME_SKIP",
     "MAX_NUM_ENVS",
+    "MAX_OBS_BYTES",
+    "MAX_STACK_NUM",
     "STATE_SHAPE",
     "VIDEO_SHAPE",
     "WINDOW_SHAPE",
@@ -31,7 +35,11 @@ __all__ = [
 ]
 
 MAX_BATCH_BYTES: int
+MAX_FRAME_SIDE: int
+MAX_FRAME_SKIP: int
 MAX_NUM_ENVS: int
+MAX_OBS_BYTES: int
+MAX_STACK_NUM: int
 STATE_SHAPE: tuple[int, int, int]
 VIDEO_SHAPE: tuple[int, int, int]
 WINDOW_SHAPE: tuple[int, int, int]

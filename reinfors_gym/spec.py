@@ -16,7 +16,7 @@ from typing import Any
 from . import _core
 from .errors import InvalidConfig
 
-# Bounds. The core's own (it refuses anything beyond them too) where it has one.
+# Bounds: the core's own, read from it (it refuses anything beyond them too).
 MAX_NUM_ENVS: int = _core.MAX_NUM_ENVS
 """Most sub-envs (or Engine games) one pool holds; each keeps a track, a car and buffers."""
 MAX_BATCH_BYTES: int = _core.MAX_BATCH_BYTES
@@ -25,9 +25,11 @@ keeps about four such batches alive (the latest and final observations, the pool
 stacks, the array each step hands out), so this bounds its observation memory at ~4 GiB."""
 MAX_ROLLOUT_BYTES: int = 4 * 2**30
 """Most observation bytes one Engine batch (``collect_size x observation``) may hold."""
-MAX_STACK_NUM = 64
-MAX_FRAME_SIDE = 4096
-MAX_FRAME_SKIP = 1000
+MAX_OBS_BYTES: int = _core.MAX_OBS_BYTES
+"""Most bytes one observation (``stack_num x frame``) may take."""
+MAX_STACK_NUM: int = _core.MAX_STACK_NUM
+MAX_FRAME_SIDE: int = _core.MAX_FRAME_SIDE
+MAX_FRAME_SKIP: int = _core.MAX_FRAME_SKIP
 MAX_EPISODE_STEPS = 2**32 - 1
 MAX_THREADS = 2**63 - 1
 """Larger thread counts are refused; any count above the cores is accepted and capped."""
@@ -43,11 +45,11 @@ def check_flag(name: str, value: object) -> bool:
 
 
 def check_int(name: str, value: object, low: int, high: int) -> int:
-    """An int (not a bool) within `low..=high`."""
+    """An int (not a bool) between `low` and `high`, both included."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise InvalidConfig(f"{name} must be an int, got {type(value).__name__} {value!r}")
     if not low <= int(value) <= high:
-        raise InvalidConfig(f"{name} must be within {low}..={high}, got {int(value)}")
+        raise InvalidConfig(f"{name} must be between {low} and {high}, got {int(value)}")
     return int(value)
 
 
@@ -72,10 +74,10 @@ class CarRacingSpec:
         lap_complete_percent: share of tiles visited for a lap to count; any finite number,
             as Gymnasium takes it (above 1 no lap ever completes).
         max_episode_steps: truncation after this many simulation steps (None: never).
-        frame_skip: simulation steps per agent step, ``1..=1000`` (rewards summed).
-        stack_num: frames stacked per observation, ``1..=64``.
+        frame_skip: simulation steps per agent step, 1 to 1,000 (rewards summed).
+        stack_num: frames stacked per observation, 1 to 64.
         grayscale: one luminance channel (Gymnasium's ``GrayscaleObservation`` weights).
-        obs_size: ``(height, width)`` of the frames, each ``1..=4096``.
+        obs_size: ``(height, width)`` of the frames, each 1 to 4,096.
         channels_first: ``(3, H, W)`` frames instead of ``(H, W, 3)``.
     """
 
@@ -114,7 +116,7 @@ class CarRacingSpec:
             check_int("obs_size height", obs_size[0], 1, MAX_FRAME_SIDE),
             check_int("obs_size width", obs_size[1], 1, MAX_FRAME_SIDE),
         )
-        return cls(
+        spec = cls(
             continuous=check_flag("continuous", continuous),
             domain_randomize=check_flag("domain_randomize", domain_randomize),
             lap_complete_percent=check_real(
@@ -127,6 +129,13 @@ class CarRacingSpec:
             obs_size=size,
             channels_first=check_flag("channels_first", channels_first),
         )
+        if spec.obs_bytes > MAX_OBS_BYTES:
+            raise InvalidConfig(
+                f"one observation of {spec.obs_shape} would take {spec.obs_bytes / 2**20:.0f} "
+                f"MiB, more than the {MAX_OBS_BYTES / 2**20:.0f} MiB bound (reduce stack_num "
+                "or obs_size)"
+            )
+        return spec
 
     @property
     def frame_shape(self) -> tuple[int, ...]:

@@ -8,21 +8,31 @@ vector API: the three autoreset modes, `seed + i` seeding, `_key` info masks, `f
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import numbers
 import secrets
 import weakref
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 from gymnasium import error as gym_error
 from gymnasium import spaces
+from gymnasium.envs.registration import EnvSpec
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from . import _core
 from ._guard import CallGuard
-from ._rng import check_seed, seed_words
-from .car_racing import FPS, VIDEO_SHAPE, continuous_action_space
+from ._rng import check_seed, export_state, import_state, seed_words
+from .car_racing import (
+    FPS,
+    READ_ONLY_ATTRIBUTES,
+    VIDEO_SHAPE,
+    CarRacingEnv,
+    continuous_action_space,
+)
 from .errors import (
     AsyncOrderError,
     ClosedEnvironmentError,
@@ -30,8 +40,10 @@ from .errors import (
     InvalidConfig,
     InvalidEnvId,
     InvalidSeed,
+    ReadOnlyAttributeError,
 )
-from .spec import CarRacingSpec, check_flag, check_threads
+from .integrations import ENV_ID
+from .spec import CarRacingSpec, check_flag, check_real, check_threads
 
 _MODES = {
     AutoresetMode.NEXT_STEP: "next_step",
@@ -55,10 +67,30 @@ def parse_autoreset_mode(mode: object) -> AutoresetMode:
 
 
 class _SubEnv:
-    """What `call`/`get_attr`/`set_attr` see of one sub-env: read-only accessors of the core
-    plus attributes the user sets."""
+    """What `call`/`get_attr`/`set_attr` reach of one sub-env: what a `CarRacingEnv` in an
+    `AsyncVectorEnv` exposes (Gymnasium's attributes and our accessors), with equal values, the
+    writes Gymnasium honours, and attributes the user sets."""
 
-    _READ_ONLY = ("continuous", "domain_randomize", "lap_complete_percent", "render_mode")
+    # Read from the core on each access.
+    _STATE = ("track", "tile_visited", "road_colors", "reward", "tile_visited_count", "t")
+    _STATE_EXTRA = ("new_lap",)
+    _PALETTE = ("road_color", "bg_color", "grass_color")
+    # The vector env's own settings, the same for every sub-env.
+    _SHARED = ("render_mode", "continuous", "verbose")
+    # Refused: they report the simulation's state, or are fixed by the vector env.
+    _FIXED = frozenset(
+        {
+            *READ_ONLY_ATTRIBUTES,
+            "render_mode",
+            "verbose",
+            "spec",
+            "metadata",
+            "unwrapped",
+            "np_random_seed",
+            "action_space",
+            "observation_space",
+        }
+    )
 
     def __init__(self, owner: CarRacingVectorEnv, index: int):
         # A weak reference: the vector env holds its sub-envs, and a cycle back would keep a
@@ -66,6 +98,9 @@ class _SubEnv:
         self._owner_ref = weakref.ref(owner)
         self._index = index
         self._extra: dict[str, Any] = {}
+        # Read at each reset, as Gymnasium's CarRacing reads its attributes.
+        self.lap_complete_percent = owner.lap_complete_percent
+        self.domain_randomize = owner.domain_randomize
 
     @property
     def _owner(self) -> CarRacingVectorEnv:
@@ -74,44 +109,78 @@ class _SubEnv:
             raise ClosedEnvironmentError("the vector environment of this sub-env is gone")
         return owner
 
-    @property
-    def track(self) -> np.ndarray:
-        return self._owner._pool.track(self._index)
-
-    @property
-    def reward(self) -> float:
-        return self._owner._pool.env_scalars(self._index)[0]
-
-    @property
-    def tile_visited_count(self) -> int:
-        return self._owner._pool.env_scalars(self._index)[1]
-
-    @property
-    def t(self) -> float:
-        return self._owner._pool.env_scalars(self._index)[2]
-
-    @property
-    def np_random_seed(self) -> int:
-        """The seed of this sub-env's generator (the entropy it was made from, or the seed
-        of its last seeded reset), as Gymnasium's `Env.np_random_seed`."""
-        return self._owner._seeds[self._index]
-
-    def render(self) -> np.ndarray | None:
-        return self._owner._render_one(self._index)
+    def _state(self, name: str) -> Any:
+        return self._owner._pool.attribute(self._index, name)
 
     def get(self, name: str) -> Any:
+        """The attribute `name`, as `get_attr` reads it from an `AsyncVectorEnv` sub-env."""
+        owner = self._owner
         if name in self._extra:
             return self._extra[name]
-        if name in self._READ_ONLY:
-            return getattr(self._owner, name)
-        if name.startswith("_") or name in ("get", "set"):
-            raise AttributeError(name)
-        return getattr(self, name)
+        if name in ("lap_complete_percent", "domain_randomize"):
+            return getattr(self, name)
+        if name in self._STATE or name in self._STATE_EXTRA:
+            return self._state(name)
+        if name in self._PALETTE:
+            return np.array(self._state("palette")[self._PALETTE.index(name)])
+        if name == "car_state":
+            return lambda: self._state("car_state")
+        if name == "render":
+            return lambda: owner._render_one(self._index)
+        if name in self._SHARED:
+            return getattr(owner, name)
+        if name == "np_random":
+            generator = np.random.Generator(np.random.PCG64())
+            import_state(generator, self._state("rng_state"))
+            return generator
+        if name == "np_random_seed":
+            return owner._seeds[self._index]
+        if name == "spec":
+            return owner._sub_env_spec()
+        if name == "metadata":
+            return dict(CarRacingEnv.metadata)
+        if name == "unwrapped":
+            # What an AsyncVectorEnv hands back: the env re-created from its arguments.
+            return CarRacingEnv(
+                render_mode=owner.render_mode,
+                verbose=owner.verbose,
+                lap_complete_percent=self.lap_complete_percent,
+                domain_randomize=self.domain_randomize,
+                continuous=owner.continuous,
+            )
+        if name == "action_space":
+            return owner.single_action_space
+        if name == "observation_space":
+            return owner.single_observation_space
+        raise AttributeError(f"a reinfors/CarRacing-v0 sub-env has no attribute {name!r}")
 
     def set(self, name: str, value: Any) -> None:
-        if name in self._READ_ONLY or hasattr(type(self), name):
-            raise AttributeError(f"sub-environment attribute {name!r} is read-only")
-        self._extra[name] = value
+        """`set_attr`'s write, with the effect Gymnasium's CarRacing gives it."""
+        owner = self._owner
+        if name in self._FIXED:
+            why = (
+                "it reports the simulation's state, which lives in the Rust core"
+                if name in READ_ONLY_ATTRIBUTES and name != "continuous"
+                else "it is fixed by the vector env (create a new one to change it)"
+            )
+            raise ReadOnlyAttributeError(f"sub-env attribute {name!r} cannot be set: {why}")
+        if name == "lap_complete_percent":
+            value = check_real(name, value, -math.inf, math.inf)
+        elif name == "domain_randomize":
+            value = check_flag(name, value)
+        elif name == "np_random":
+            if not isinstance(value, np.random.Generator):
+                raise TypeError(f"np_random must be a numpy Generator, got {type(value)}")
+            owner._pool.set_rng_state(self._index, export_state(value))
+            owner._seeds[self._index] = -1  # as Gymnasium's np_random setter does
+            return
+        else:
+            self._extra[name] = value
+            return
+        setattr(self, name, value)
+        owner._pool.set_reset_options(
+            self._index, self.lap_complete_percent, self.domain_randomize
+        )
 
 
 class CarRacingVectorEnv(VectorEnv):
@@ -159,6 +228,11 @@ class CarRacingVectorEnv(VectorEnv):
         copy: bool = True,
         batch_size: int | None = None,
     ):
+        # The arguments, for pickling (a copy is a new vector env made with them).
+        self._init_kwargs = {
+            k: v for k, v in locals().items() if k not in ("self", "__class__", "num_envs")
+        }
+        self._init_kwargs["num_threads"] = num_threads
         # Every argument is checked before anything is allocated (see `spec.py`).
         spec = CarRacingSpec.create(
             continuous=continuous,
@@ -232,6 +306,12 @@ class CarRacingVectorEnv(VectorEnv):
         self._sub_envs = [_SubEnv(self, i) for i in range(n)]
         # The `*_async` call whose results the matching `*_wait` collects.
         self._pending: str | None = None
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """A pickled vector env is re-created from its arguments, as Gymnasium's `EzPickle`
+        does for single envs: the copy is a new, not yet reset, vector env (its sub-envs'
+        state and worker threads cannot cross a process boundary)."""
+        return (_rebuild_vector_env, (self.num_envs, self._init_kwargs))
 
     # ------------------------------------------------------------------ reset
 
@@ -350,6 +430,23 @@ class CarRacingVectorEnv(VectorEnv):
         """Each sub-env's generator seed, as `SyncVectorEnv.np_random_seed` reports it."""
         self._check_open()
         return tuple(self._seeds)
+
+    def _sub_env_spec(self) -> EnvSpec:
+        """The spec of a single env made with this vector env's settings (what a sub-env of an
+        `AsyncVectorEnv` reports)."""
+        base = gym.spec(ENV_ID)
+        return dataclasses.replace(
+            base,
+            max_episode_steps=self.max_episode_steps,
+            kwargs={
+                **base.kwargs,
+                "continuous": self.continuous,
+                "domain_randomize": self.domain_randomize,
+                "lap_complete_percent": self.lap_complete_percent,
+                "render_mode": self.render_mode,
+                "verbose": self.verbose,
+            },
+        )
 
     # ------------------------------------------------------------------ step
 
@@ -748,3 +845,7 @@ class CarRacingVectorEnv(VectorEnv):
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, dtype=np.int64)
         return a
+
+
+def _rebuild_vector_env(num_envs: int, kwargs: dict[str, Any]) -> CarRacingVectorEnv:
+    return CarRacingVectorEnv(num_envs, **kwargs)

@@ -19,6 +19,12 @@ use crate::rng::NumpyGenerator;
 pub const MAX_ENVS: usize = 1 << 16;
 /// Largest observation of one sub-env accepted (stack x frame). Bytes.
 pub const MAX_OBS_BYTES: usize = 1 << 28;
+/// Most frames stacked per observation.
+pub const MAX_STACK_NUM: usize = 64;
+/// Longest side of a frame. Pixels.
+pub const MAX_FRAME_SIDE: usize = 4096;
+/// Most simulation steps per agent step.
+pub const MAX_FRAME_SKIP: u32 = 1000;
 /// Largest observation batch accepted (the pool and the Python side keep about four such
 /// buffers alive). Bytes.
 pub const MAX_BATCH_BYTES: u128 = 1 << 30;
@@ -90,19 +96,23 @@ impl PoolSpec {
         if self.num_envs == 0 {
             return bad("num_envs must be at least 1".into());
         }
-        if self.frame_skip == 0 {
-            return bad("frame_skip must be at least 1".into());
-        }
-        if self.stack_num == 0 || self.stack_num > 64 {
+        if !(1..=MAX_FRAME_SKIP).contains(&self.frame_skip) {
             return bad(format!(
-                "stack_num must be within 1..=64, got {}",
+                "frame_skip must be between 1 and {MAX_FRAME_SKIP}, got {}",
+                self.frame_skip
+            ));
+        }
+        if !(1..=MAX_STACK_NUM).contains(&self.stack_num) {
+            return bad(format!(
+                "stack_num must be between 1 and {MAX_STACK_NUM}, got {}",
                 self.stack_num
             ));
         }
-        if !(1..=4096).contains(&self.width) || !(1..=4096).contains(&self.height) {
+        let side = 1..=MAX_FRAME_SIDE;
+        if !side.contains(&self.width) || !side.contains(&self.height) {
             return bad(format!(
-                "frame size must be within 1..=4096, got {}x{}",
-                self.width, self.height
+                "each side of obs_size must be between 1 and {MAX_FRAME_SIDE} pixels, got {}x{}",
+                self.height, self.width
             ));
         }
         if self.max_episode_steps == Some(0) {

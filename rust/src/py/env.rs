@@ -6,7 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyTuple};
 
 use super::{
-    batch_slice, generator_from, guarded, render_array, to_py_err, track_array, RngState, SpecArgs,
+    accessors, batch_slice, generator_from, guarded, render_array, to_py_err, track_array,
+    RngState, SpecArgs,
 };
 use crate::env::{self, Action, CarRacing};
 
@@ -199,11 +200,7 @@ impl PyCarRacing {
     /// Current colour of every road polygon (tiles and kerbs, draw order), `(M, 3)` uint8.
     #[getter]
     fn road_colors<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray2<u8>> {
-        let flat: Vec<u8> = self.env.road().iter().flat_map(|p| p.color).collect();
-        let n = self.env.road().len();
-        PyArray1::from_vec(py, flat)
-            .reshape([n, 3])
-            .expect("M*3 elements reshape to (M, 3)")
+        accessors::road_colors(py, &self.env)
     }
 
     /// `(road, bg, grass)` colours as float triples.
@@ -269,36 +266,6 @@ impl PyCarRacing {
 
     /// The car's state as a dict of float64 arrays (see `reinfors_gym.CarRacingEnv.car_state`).
     fn car_state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let s = self
-            .env
-            .car_state()
-            .ok_or_else(|| PyRuntimeError::new_err("car_state() needs reset() first"))?;
-        let d = PyDict::new(py);
-        let f = |v: &[f32]| v.iter().map(|x| *x as f64).collect::<Vec<f64>>();
-        d.set_item("hull_position", PyArray1::from_vec(py, f(&s.hull_position)))?;
-        d.set_item("hull_angle", s.hull_angle as f64)?;
-        d.set_item(
-            "hull_linear_velocity",
-            PyArray1::from_vec(py, f(&s.hull_linear_velocity)),
-        )?;
-        d.set_item("hull_angular_velocity", s.hull_angular_velocity as f64)?;
-        let flat2 = |v: &[[f32; 2]; 4]| -> PyResult<Bound<'py, PyArray2<f64>>> {
-            let flat: Vec<f64> = v.iter().flatten().map(|x| *x as f64).collect();
-            PyArray1::from_vec(py, flat).reshape([4, 2])
-        };
-        d.set_item("wheel_position", flat2(&s.wheel_position)?)?;
-        d.set_item("wheel_angle", PyArray1::from_vec(py, f(&s.wheel_angle)))?;
-        d.set_item("wheel_linear_velocity", flat2(&s.wheel_linear_velocity)?)?;
-        d.set_item(
-            "wheel_angular_velocity",
-            PyArray1::from_vec(py, f(&s.wheel_angular_velocity)),
-        )?;
-        d.set_item("joint_angle", PyArray1::from_vec(py, f(&s.joint_angle)))?;
-        d.set_item("wheel_omega", PyArray1::from_slice(py, &s.wheel_omega))?;
-        d.set_item("wheel_phase", PyArray1::from_slice(py, &s.wheel_phase))?;
-        d.set_item("wheel_gas", PyArray1::from_slice(py, &s.wheel_gas))?;
-        d.set_item("wheel_brake", PyArray1::from_slice(py, &s.wheel_brake))?;
-        d.set_item("wheel_steer", PyArray1::from_slice(py, &s.wheel_steer))?;
-        Ok(d)
+        accessors::car_state(py, &self.env)
     }
 }

@@ -5,6 +5,7 @@
 //! caught before it reaches Python, reported as `RuntimeError`, and the object then refuses to
 //! step until it is reset (its state may be half-updated).
 
+mod accessors;
 mod collector;
 mod env;
 mod pool;
@@ -190,6 +191,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("STATE_SHAPE", (core_env::STATE_H, core_env::STATE_W, 3))?;
     m.add("MAX_NUM_ENVS", crate::pool::MAX_ENVS)?;
     m.add("MAX_BATCH_BYTES", crate::pool::MAX_BATCH_BYTES)?;
+    m.add("MAX_OBS_BYTES", crate::pool::MAX_OBS_BYTES)?;
+    m.add("MAX_STACK_NUM", crate::pool::MAX_STACK_NUM)?;
+    m.add("MAX_FRAME_SIDE", crate::pool::MAX_FRAME_SIDE)?;
+    m.add("MAX_FRAME_SKIP", crate::pool::MAX_FRAME_SKIP)?;
     m.add("VIDEO_SHAPE", (core_env::VIDEO_H, core_env::VIDEO_W, 3))?;
     m.add("WINDOW_SHAPE", (core_env::WINDOW_H, core_env::WINDOW_W, 3))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -7,13 +7,13 @@
 use std::time::Duration;
 
 use numpy::PyUntypedArrayMethods;
-use numpy::{PyArray2, PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
+use numpy::{PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::{
-    batch_slice, entropy_words, guarded, owned_array, render_array, to_py_err, track_array,
-    SeedWords, SpecArgs,
+    accessors, batch_slice, entropy_words, generator_from, guarded, owned_array, render_array,
+    to_py_err, RngState, SeedWords, SpecArgs,
 };
 use crate::env::{Action, CarRacing};
 use crate::pool::{AutoresetMode, Pool, SlotResult};
@@ -376,13 +376,28 @@ impl PyPool {
             .ok_or_else(|| no_sub_env(i))?
     }
 
-    /// Gymnasium's `track` of sub-env `i`.
-    fn track<'py>(&self, py: Python<'py>, i: usize) -> PyResult<Bound<'py, PyArray2<f64>>> {
-        self.with_env(i, |env| track_array(py, env))
+    /// The state accessor `name` of sub-env `i` (`track`, `tile_visited`, `road_colors`,
+    /// `palette`, `reward`, `tile_visited_count`, `t`, `new_lap`, `car_state`, `rng_state`,
+    /// `has_episode`).
+    fn attribute(&self, py: Python<'_>, i: usize, name: &str) -> PyResult<Py<PyAny>> {
+        self.with_env(i, |env| accessors::state_attribute(py, env, name))?
     }
 
-    /// Scalar state of sub-env `i`: `(reward, tile_visited_count, t)`.
-    fn env_scalars(&self, i: usize) -> PyResult<(f64, usize, f64)> {
-        self.with_env(i, |env| (env.reward(), env.tile_visited_count(), env.t()))
+    /// Sets what sub-env `i` reads at its next reset, as Gymnasium's attributes are read.
+    fn set_reset_options(
+        &mut self,
+        i: usize,
+        lap_complete_percent: f64,
+        domain_randomize: bool,
+    ) -> PyResult<()> {
+        self.with_env(i, |env| {
+            env.set_reset_options(lap_complete_percent, domain_randomize)
+        })?
+        .map_err(to_py_err)
+    }
+
+    /// Replaces sub-env `i`'s generator (`np_random`'s PCG64 state).
+    fn set_rng_state(&mut self, i: usize, state: RngState) -> PyResult<()> {
+        self.with_env(i, |env| env.set_rng(generator_from(state)))
     }
 }
