@@ -19,7 +19,6 @@ import reinfors_gym as rf
 from reinfors_gym import CarRacingVectorEnv
 from reinfors_gym.errors import ConcurrentCallError, InvalidConfig, ReadOnlyAttributeError
 from reinfors_gym.testing import (
-    GYMNASIUM_ATTRIBUTES,
     SUB_ENV_ATTRIBUTES,
     SUB_ENV_METHODS,
     same_attribute_value,
