@@ -486,8 +486,8 @@ impl CarRacing {
     }
 }
 
-/// Rejects actions Gymnasium would choke on: non-finite floats, discrete values outside 0..5,
-/// and the wrong kind for the configured action space.
+/// Rejects actions Gymnasium would choke on: non-finite floats, discrete values outside
+/// {0, 1, 2, 3, 4}, and the wrong kind for the configured action space.
 pub fn validate(config: &Config, action: &Action) -> Result<()> {
     match (config.continuous, action) {
         (true, Action::Continuous(a)) => {

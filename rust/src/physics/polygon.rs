@@ -36,7 +36,7 @@ impl Polygon {
         let n = points.len();
         assert!(
             (3..=MAX_POLYGON_VERTICES).contains(&n),
-            "polygon needs 3..=8 points"
+            "a polygon needs between 3 and 8 points"
         );
 
         // Right-most point (lowest y on ties) starts the hull.
