@@ -362,7 +362,8 @@ def _our_engine(games: int, threads: int):
     import reinfors_gym as rf
 
     return rf.Engine(
-        game=rf.games.CarRacing(continuous=False),
+        # CHW frames, as reinfors' engine (the anchor) hands them out.
+        game=rf.games.CarRacing(continuous=False, channels_first=True),
         reward=rf.Reward(tile=1000.0, step=-0.1, off_playfield=-100.0),
         policy=rf.policies.Ppo(),
         learner=rf.learners.Ppo(gamma=0.99, lam=0.95),
@@ -375,7 +376,7 @@ def _our_engine(games: int, threads: int):
 def collector(variant: str, games: int, threads: int, size: int, seconds: float) -> dict:
     """Records/s of a PPO collector with a zero-cost `infer` (both engines discrete), or env
     steps/s of our raw vector env at the same games and threads and the same (CHW) frame
-    layout as the engine's default, so the comparison isolates the collector's own cost."""
+    layout as our engine here, so the comparison isolates the collector's own cost."""
     if variant == "ours-vector-discrete":
         import numpy as np
 
