@@ -1,0 +1,201 @@
+"""Where the time of the policy-in-the-loop goes: each phase of the CleanRL-style loop timed
+per iteration, beside the policy alone and the env alone, interleaved in one run.
+
+    python bench/profile_policy_loop.py [--envs 8] [--trials 5] [--iters 400] [--json OUT]
+
+Loops (each trial runs them in turn, in a fresh order, after a warm-up):
+- `policy alone`: the Nature CNN on a fixed `(envs, 96, 96, 3)` batch (the ceiling);
+- `env alone`: `step` with fixed actions, the env's default threads;
+- `sync loop`: obs -> policy -> clip -> `step`, with the time of each phase;
+- `async loop`: `recv` -> policy -> `send` on `2 x envs` sub-envs, batch `envs`.
+
+The serial bound of the sync loop is `t_policy / (t_policy + t_step)` from the loops alone: what
+a loop that overlaps nothing can reach. The table compares it with what the loop does, and
+splits the loop's iteration into its phases, so the difference has names.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reinfors_gym.benchmarks.harness import print_machine_info  # noqa: E402
+from reinfors_gym.benchmarks.systems import _nature_cnn_agent  # noqa: E402
+
+LOW = np.array([-1.0, 0.0, 0.0], np.float32)
+HIGH = np.array([1.0, 1.0, 1.0], np.float32)
+
+
+def policy_alone(act, envs: int, iters: int) -> dict[str, float]:
+    obs = np.random.default_rng(0).integers(0, 256, (envs, 96, 96, 3), dtype=np.uint8)
+    times = []
+    for _ in range(iters):
+        t = time.perf_counter()
+        act(obs)
+        times.append(time.perf_counter() - t)
+    return {"policy_ms": 1e3 * statistics.median(times)}
+
+
+def env_alone(envs: int, iters: int) -> dict[str, float]:
+    import reinfors_gym
+
+    env = reinfors_gym.CarRacingVectorEnv(envs)
+    env.reset(seed=0)
+    a = np.tile([0.0, 0.3, 0.0], (envs, 1))
+    times = []
+    for _ in range(iters):
+        t = time.perf_counter()
+        env.step(a)
+        times.append(time.perf_counter() - t)
+    env.close()
+    return {"step_ms": 1e3 * statistics.median(times)}
+
+
+def sync_loop(act, envs: int, iters: int) -> dict[str, float]:
+    import reinfors_gym
+
+    env = reinfors_gym.CarRacingVectorEnv(envs)
+    obs, _ = env.reset(seed=0)
+    phases: dict[str, list[float]] = {"policy_ms": [], "clip_ms": [], "step_ms": []}
+    start = time.perf_counter()
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        actions = act(obs)
+        t1 = time.perf_counter()
+        actions = np.clip(actions, LOW, HIGH)
+        t2 = time.perf_counter()
+        obs, *_ = env.step(actions)
+        t3 = time.perf_counter()
+        phases["policy_ms"].append(t1 - t0)
+        phases["clip_ms"].append(t2 - t1)
+        phases["step_ms"].append(t3 - t2)
+    total = time.perf_counter() - start
+    env.close()
+    out = {k: 1e3 * statistics.median(v) for k, v in phases.items()}
+    out["steps_per_s"] = iters * envs / total
+    out["iteration_ms"] = 1e3 * total / iters
+    return out
+
+
+def async_loop(act, envs: int, iters: int) -> dict[str, float]:
+    import reinfors_gym
+
+    env = reinfors_gym.CarRacingVectorEnv(2 * envs, batch_size=envs)
+    env.async_reset(seed=0)
+    phases: dict[str, list[float]] = {"recv_ms": [], "policy_ms": [], "send_ms": []}
+    start = time.perf_counter()
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        obs, _, _, _, info = env.recv()
+        t1 = time.perf_counter()
+        actions = np.clip(act(obs), LOW, HIGH)
+        t2 = time.perf_counter()
+        env.send(actions, info["env_id"])
+        t3 = time.perf_counter()
+        phases["recv_ms"].append(t1 - t0)
+        phases["policy_ms"].append(t2 - t1)
+        phases["send_ms"].append(t3 - t2)
+    total = time.perf_counter() - start
+    env.close()
+    out = {k: 1e3 * statistics.median(v) for k, v in phases.items()}
+    out["steps_per_s"] = iters * envs / total
+    out["iteration_ms"] = 1e3 * total / iters
+    return out
+
+
+def step_async_split(envs: int, iters: int) -> dict[str, float]:
+    """`step_async` (returns at once) and `step_wait` beside a plain `step`, on `envs`."""
+    import reinfors_gym
+
+    env = reinfors_gym.CarRacingVectorEnv(envs)
+    env.reset(seed=0)
+    a = np.tile([0.0, 0.3, 0.0], (envs, 1))
+    split: dict[str, list[float]] = {"step_ms": [], "step_async_ms": [], "step_wait_ms": []}
+    for _ in range(iters):
+        t0 = time.perf_counter()
+        env.step(a)
+        t1 = time.perf_counter()
+        env.step_async(a)
+        t2 = time.perf_counter()
+        env.step_wait()
+        t3 = time.perf_counter()
+        split["step_ms"].append(t1 - t0)
+        split["step_async_ms"].append(t2 - t1)
+        split["step_wait_ms"].append(t3 - t2)
+    env.close()
+    return {k: 1e3 * statistics.median(v) for k, v in split.items()}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument("--envs", type=int, default=8, help="sub-envs (the async loop: batch)")
+    p.add_argument("--trials", type=int, default=5)
+    p.add_argument("--iters", type=int, default=400, help="timed iterations per loop")
+    p.add_argument("--json", type=Path, help="write the medians here")
+    args = p.parse_args()
+    os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+    print_machine_info()
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1
+    act = _nature_cnn_agent(cores)
+    loops = {
+        "policy alone": lambda: policy_alone(act, args.envs, args.iters),
+        "env alone": lambda: env_alone(args.envs, args.iters),
+        "sync loop": lambda: sync_loop(act, args.envs, args.iters),
+        "async loop": lambda: async_loop(act, args.envs, args.iters),
+        "step_async, 64 envs": lambda: step_async_split(64, args.iters // 4),
+    }
+    for fn in loops.values():  # warm-up, discarded
+        fn()
+    results: dict[str, list[dict[str, float]]] = {k: [] for k in loops}
+    order = list(loops)
+    for trial in range(args.trials):
+        for name in order[trial % len(order) :] + order[: trial % len(order)]:
+            results[name].append(loops[name]())
+    med = {
+        name: {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+        for name, runs in results.items()
+    }
+    t_policy = med["policy alone"]["policy_ms"]
+    t_step = med["env alone"]["step_ms"]
+    ceiling = 1e3 * args.envs / t_policy
+    summary = {
+        "envs": args.envs,
+        "trials": args.trials,
+        "ceiling_steps_per_s": ceiling,
+        "serial_bound": t_policy / (t_policy + t_step),
+        "sync_of_ceiling": med["sync loop"]["steps_per_s"] / ceiling,
+        "async_of_ceiling": med["async loop"]["steps_per_s"] / ceiling,
+        "step_async_of_step_64": med["step_async, 64 envs"]["step_async_ms"]
+        / med["step_async, 64 envs"]["step_ms"],
+        "loops": med,
+    }
+    print(f"\npolicy alone {t_policy:.3f} ms/batch ({ceiling:,.0f} steps/s), env alone "
+          f"{t_step:.3f} ms/step: serial bound {summary['serial_bound']:.3f}")
+    for name in ("sync loop", "async loop"):
+        m = med[name]
+        phases = ", ".join(f"{k[:-3]} {v:.3f} ms" for k, v in m.items() if k.endswith("_ms"))
+        print(f"{name}: {m['steps_per_s']:,.0f} steps/s = {m['steps_per_s'] / ceiling:.3f} of "
+              f"the ceiling; per iteration {phases}")
+    m = med["step_async, 64 envs"]
+    print(
+        f"64 envs: step {m['step_ms']:.3f} ms; step_async returns in {m['step_async_ms']:.3f} ms "
+        f"({summary['step_async_of_step_64']:.1%} of a step), step_wait {m['step_wait_ms']:.3f} ms"
+    )
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
