@@ -27,7 +27,7 @@ import time
 import gymnasium as gym
 import numpy as np
 
-import reinfors_gym  # noqa: F401  (registers reinfors/CarRacing-v0)
+import reinfors_gym
 
 try:
     import torch
@@ -140,9 +140,10 @@ def main(argv: list[str] | None = None) -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    envs = gym.make_vec(
-        "reinfors/CarRacing-v0",
-        num_envs=args.num_envs,
+    # What gym.make_vec("reinfors/CarRacing-v0", num_envs=..., batch_size=...) returns, built
+    # directly so that type checkers see recv/send.
+    envs = reinfors_gym.CarRacingVectorEnv(
+        args.num_envs,
         batch_size=args.batch_size,
         autoreset_mode=gym.vector.AutoresetMode.SAME_STEP,
         frame_skip=args.frame_skip,
@@ -155,7 +156,9 @@ def main(argv: list[str] | None = None) -> None:
     high = torch.tensor([1.0, 1.0, 1.0])
 
     T, B = args.num_steps + 1, args.batch_size
-    obs_buf = torch.zeros((T, B, *envs.single_observation_space.shape), dtype=torch.uint8)
+    obs_shape = envs.single_observation_space.shape
+    assert obs_shape is not None
+    obs_buf = torch.zeros((T, B, *obs_shape), dtype=torch.uint8)
     act_buf = torch.zeros((T, B, 3))
     logp_buf = torch.zeros((T, B))
     val_buf = np.zeros((T, B), np.float32)
