@@ -4,6 +4,7 @@ arrival order and thread count, the actions copied when sent, and every misuse n
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 import threading
@@ -283,21 +284,31 @@ def test_disabled_autoreset_refuses_a_finished_env_before_any_env_moves():
     ref.close()
 
 
-def _threads() -> int:
-    return len(os.listdir("/proc/self/task"))
+def _worker_threads() -> int:
+    """Threads of this process named as the pools name theirs."""
+    count = 0
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/comm") as f:
+                count += f.read().startswith("reinfors-gym")
+        except FileNotFoundError:  # ended while we looked
+            pass
+    return count
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
 def test_close_with_work_in_flight_is_prompt_and_leaves_no_thread():
-    baseline = _threads()
+    gc.collect()  # pools dropped by earlier tests join their threads now
+    baseline = _worker_threads()
     env = CarRacingVectorEnv(64, batch_size=8, num_threads=2)
     env.reset(seed=0)
+    assert _worker_threads() == baseline + env.num_threads - 1
     env.send(np.zeros((64, 3)), np.arange(64))
     start = time.perf_counter()
     env.close()
     took = time.perf_counter() - start
     assert took < 1.0, took
-    assert _threads() == baseline
+    assert _worker_threads() == baseline
     with pytest.raises(gym.error.ClosedEnvironmentError):
         env.recv()
 
