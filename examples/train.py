@@ -54,6 +54,7 @@ except ImportError:
 
 import evaluate  # noqa: E402 - after the path and torch checks
 from ppo_carracing import (  # noqa: E402
+    add_ppo_arguments,
     channels_first,
     layer_init,
     plot_curve,
@@ -115,7 +116,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="initial Beta beta per dimension: with the alphas, a mean action of straight "
         "ahead, gas 0.6, brake 0.05",
     )
-    net.add_argument("--value-scale", type=float, default=100.0, help="returns are learned / this")
     reward = p.add_argument_group("training reward (scalars log Gymnasium's score too)")
     reward.add_argument("--step-reward", type=float, default=-0.1, help="per simulation step")
     reward.add_argument(
@@ -125,26 +125,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="per wheel on no road tile, per simulation step, from the first update",
     )
     ppo = p.add_argument_group("PPO")
-    ppo.add_argument("--n-games", type=int, default=16, help="parallel games")
-    ppo.add_argument("--n-threads", type=int, default=2, help="collector worker threads")
-    ppo.add_argument("--collect-size", type=int, default=2048, help="decisions per batch")
-    ppo.add_argument("--depth", type=int, default=1, help="finished batches that may wait")
-    ppo.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (annealed to 0)")
-    ppo.add_argument("--epochs", type=int, default=4, help="most PPO epochs per batch")
+    add_ppo_arguments(ppo)
     ppo.add_argument(
         "--target-kl",
         type=float,
         default=0.03,
-        help="stop a batch's epochs once an epoch's mean approximate KL exceeds this",
+        help="stop a batch's epochs once an epoch's mean approximate KL exceeds this (0: never)",
     )
-    ppo.add_argument("--minibatch-size", type=int, default=256)
-    ppo.add_argument("--clip", type=float, default=0.2, help="PPO ratio clipping")
-    ppo.add_argument("--ent-coef", type=float, default=0.0, help="entropy bonus coefficient")
-    ppo.add_argument("--vf-coef", type=float, default=0.5, help="value loss coefficient")
-    ppo.add_argument("--max-grad-norm", type=float, default=0.5)
-    ppo.add_argument("--gamma", type=float, default=0.99)
-    ppo.add_argument("--lam", type=float, default=0.95)
-    ppo.add_argument("--torch-threads", type=int, default=2)
     ppo.add_argument(
         "--device", default="auto", help="torch device; auto: cuda when available, else cpu"
     )
@@ -160,6 +147,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for name in ("total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.target_kl <= 0:
+        args.target_kl = None  # ppo_update's "never stop early"
     for name in ("init_alpha", "init_beta"):
         if min(getattr(args, name)) <= 1.0:
             p.error(f"--{name.replace('_', '-')}: each must exceed 1 (alpha, beta = 1 + softplus)")

@@ -724,9 +724,10 @@ mod tests {
         assert!((adv[0] - (1.0 + 0.5 * 5.0)).abs() < 1e-6);
     }
 
-    fn two_games(max_episode_steps: Option<u32>) -> (Collector, Vec<u8>) {
-        let spec = PoolSpec {
-            num_envs: 2,
+    /// `num_envs` continuous games with tiny grayscale frames.
+    fn tiny_spec(num_envs: usize, max_episode_steps: Option<u32>) -> PoolSpec {
+        PoolSpec {
+            num_envs,
             config: crate::env::Config::default(),
             max_episode_steps,
             autoreset: AutoresetMode::SameStep,
@@ -736,7 +737,11 @@ mod tests {
             width: 16,
             height: 16,
             channels_first: false,
-        };
+        }
+    }
+
+    fn two_games(max_episode_steps: Option<u32>) -> (Collector, Vec<u8>) {
+        let spec = tiny_spec(2, max_episode_steps);
         let entropy = vec![vec![1], vec![2]];
         let mut c = Collector::new(
             spec,
@@ -946,18 +951,7 @@ mod tests {
 
     #[test]
     fn beta_outputs_out_of_range_are_refused_before_any_game_steps() {
-        let spec = PoolSpec {
-            num_envs: 1,
-            config: crate::env::Config::default(),
-            max_episode_steps: None,
-            autoreset: AutoresetMode::SameStep,
-            frame_skip: 1,
-            stack_num: 1,
-            grayscale: true,
-            width: 16,
-            height: 16,
-            channels_first: false,
-        };
+        let spec = tiny_spec(1, None);
         let weights = RewardWeights::GYMNASIUM;
         let mut c = Collector::new(spec, 1, &[vec![1]], 7, weights, PolicyKind::Beta).unwrap();
         let mut obs = vec![0u8; c.obs_bytes()];
