@@ -285,7 +285,8 @@ class Engine:
     Args:
         game: ``games.CarRacing(...)``.
         reward: ``Reward(...)`` event weights.
-        policy: ``policies.Ppo()``.
+        policy: ``policies.Ppo()`` (a Gaussian for continuous games) or
+            ``policies.Ppo(distribution="beta")`` (a Beta per action dimension on its box).
         learner: ``learners.Ppo(gamma, lam)``.
         n_games: parallel episode slots.
         n_threads: worker threads (default: the cores available); more than the cores or the
