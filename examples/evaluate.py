@@ -213,6 +213,7 @@ def evaluate(
 ) -> list[float]:
     """Each seed's return of the checkpoint at `path` on env `which`; `video`: an mp4 of the
     first seed's episode."""
+    torch.set_num_threads(1)
     policy, preprocessing, distribution = load_policy(path)
     env = make_env(which, preprocessing)
     returns = []
@@ -242,6 +243,35 @@ def evaluate(
     return returns
 
 
+def evaluate_parallel(
+    which: str,
+    path: str,
+    seeds: list[int],
+    workers: int,
+    sample: bool = False,
+    sample_seed: int = 0,
+    max_decisions: int | None = None,
+) -> list[float]:
+    """`evaluate` over `workers` processes (each seed's episode draws its own stream, so the
+    returns are those of one process), in `seeds` order; each worker prints its seeds' lines."""
+    if workers <= 1 or len(seeds) <= 1:
+        return evaluate(which, path, seeds, sample, sample_seed, max_decisions=max_decisions)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [seeds[i::workers] for i in range(workers)]
+    context = multiprocessing.get_context("spawn")  # no fork of a process with torch threads
+    with ProcessPoolExecutor(len(chunks), mp_context=context) as pool:
+        futures = [
+            pool.submit(evaluate, which, path, chunk, sample, sample_seed, None, max_decisions)
+            for chunk in chunks
+        ]
+        by_seed: dict[int, float] = {}
+        for chunk, future in zip(chunks, futures, strict=True):
+            by_seed.update(zip(chunk, future.result(), strict=True))
+    return [by_seed[seed] for seed in seeds]
+
+
 def interval95(values: list[float]) -> float:
     """Half-width of the normal-approximation 95% interval of the mean."""
     if len(values) < 2:
@@ -258,17 +288,24 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample's draws")
     p.add_argument("--json", action="store_true", help="end with one JSON line of results")
     p.add_argument("--video", help="also write the first seed's episode to this mp4 file")
+    p.add_argument("--workers", type=int, default=1, help="processes (not with --video)")
     p.add_argument(
         "--max-decisions", type=int, help="stop each episode after this many (quick checks)"
     )
     args = p.parse_args(argv)
-    torch.set_num_threads(1)
     seeds = parse_seeds(args.seeds)
-    log = functools.partial(print, flush=True)
-    returns = evaluate(
-        args.env, args.checkpoint, seeds, args.sample, args.sample_seed, args.video,
-        args.max_decisions, log,
-    )  # fmt: skip
+    if args.video is not None and args.workers > 1:
+        p.error("--video records in one process: leave --workers at 1")
+    if args.workers > 1:
+        returns = evaluate_parallel(
+            args.env, args.checkpoint, seeds, args.workers, args.sample, args.sample_seed,
+            args.max_decisions,
+        )  # fmt: skip
+    else:
+        returns = evaluate(
+            args.env, args.checkpoint, seeds, args.sample, args.sample_seed, args.video,
+            args.max_decisions, functools.partial(print, flush=True),
+        )  # fmt: skip
     mean = float(np.mean(returns))
     print(
         f"{args.env} ({ENV_IDS[args.env]}), {len(seeds)} episodes, "

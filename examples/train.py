@@ -140,6 +140,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--eval-seeds", default="1000-1099", help="A-B inclusive, or a comma list; '' skips"
     )
     ev.add_argument("--eval-sample-seed", type=int, default=0, help="seed of the sampled run")
+    ev.add_argument("--eval-workers", type=int, default=2, help="evaluation processes")
     ev.add_argument(
         "--eval-max-decisions", type=int, help="cut evaluation episodes short (smoke tests)"
     )
@@ -310,10 +311,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             ("gymnasium_sampled", "gymnasium", True),
             ("ours_mean_actions", "reinfors", False),
         ):
-            returns = evaluate.evaluate(
-                which, str(policy_path), seeds, sample, args.eval_sample_seed,
-                max_decisions=args.eval_max_decisions,
-                log=lambda line, name=name: print(f"{name}: {line}", flush=True),
+            print(f"evaluating: {name} on {len(seeds)} seeds", flush=True)
+            returns = evaluate.evaluate_parallel(
+                which, str(policy_path), seeds, args.eval_workers, sample,
+                args.eval_sample_seed, args.eval_max_decisions,
             )  # fmt: skip
             evaluation[name] = {
                 "mean": float(np.mean(returns)),
