@@ -4,10 +4,14 @@
     python examples/evaluate.py --env reinfors --checkpoint policy.pt2 --seeds 1000-1099 --json
 
 The checkpoint is an exported program (`torch.export`, any batch size) mapping a uint8
-observation batch to `(mean (n, 3), log_std (n, 3), value (n,))`, with the observation options
-it was trained on in an extra file `preprocessing.json`: `{"frame_skip": k, "stack_num": n,
-"grayscale": bool}` (frames 96x96, channels last, as `gym.make` gives them). Loading it needs
-torch alone, not the code that defined the network. `save_checkpoint` writes one.
+observation batch to the policy's two distribution parameters and its value, with the
+observation options it was trained on in an extra file `preprocessing.json`: `{"frame_skip": k,
+"stack_num": n, "grayscale": bool}` (frames 96x96, channels last, as `gym.make` gives them), and
+its action distribution in `policy.json`: `{"distribution": "normal"}` (outputs `(mean (n, 3),
+log_std (n, 3), value (n,))`, the default when the file is absent) or `"beta"` (outputs
+`(alpha (n, 3), beta (n, 3), value (n,))`, a Beta per dimension on the action's box, as the
+collector's `rf.policies.Ppo(distribution="beta")`). Loading it needs torch alone, not the code
+that defined the network. `save_checkpoint` writes one.
 
 Both envs get the same preprocessing, from Gymnasium's own wrappers (`GrayscaleObservation`,
 `FrameStackObservation`) plus an action repeat written here, so the very same policy runs on
@@ -15,12 +19,15 @@ both; they equal the vector env's native `grayscale`, `stack_num` and `frame_ski
 `--env gymnasium` nothing is imported from `reinfors_gym`. Episodes end as `CarRacing-v3`'s do
 (termination, or truncation after 1000 simulation steps). Prints each seed's return and the
 mean with a 95% interval; `--json` ends with one JSON line
-`{"env": ..., "seeds": [...], "returns": [...], "mean": ...}`.
+`{"env": ..., "seeds": [...], "returns": [...], "mean": ...}`. `--video PATH` also writes the
+first seed's episode as an mp4 (every simulation step's 600x400 `rgb_array` frame, 50 fps;
+needs `imageio` and `imageio-ffmpeg`).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
@@ -37,6 +44,28 @@ except ImportError:
 ENV_IDS = {"gymnasium": "CarRacing-v3", "reinfors": "reinfors_gym:reinfors/CarRacing-v0"}
 PREPROCESSING_FILE = "preprocessing.json"
 DEFAULT_PREPROCESSING = {"frame_skip": 1, "stack_num": 1, "grayscale": False}
+POLICY_FILE = "policy.json"
+DISTRIBUTIONS = ("normal", "beta")
+VIDEO_FPS = 50  # CarRacing's render_fps: one frame per simulation step
+
+
+class VideoFrames(gym.Wrapper):
+    """Appends the env's `rgb_array` frame after the reset and after every simulation step to an
+    open `imageio` writer (wrap the env directly, below any action repeat)."""
+
+    def __init__(self, env: gym.Env, writer: Any):
+        super().__init__(env)
+        self.writer = writer
+
+    def reset(self, **kwargs: Any) -> tuple[Any, dict[str, Any]]:
+        out = self.env.reset(**kwargs)
+        self.writer.append_data(self.env.render())
+        return out
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        out = self.env.step(action)
+        self.writer.append_data(self.env.render())
+        return out
 
 
 class ActionRepeat(gym.Wrapper):
@@ -65,29 +94,53 @@ def frame_shape(preprocessing: dict[str, Any]) -> tuple[int, ...]:
     return shape
 
 
-def save_checkpoint(module: torch.nn.Module, path: str, preprocessing: dict[str, Any]) -> None:
-    """Exports `module` for any batch size and saves it with its preprocessing options."""
+def save_checkpoint(
+    module: torch.nn.Module,
+    path: str,
+    preprocessing: dict[str, Any],
+    distribution: str = "normal",
+) -> None:
+    """Exports `module` (on the CPU) for any batch size and saves it with its preprocessing
+    options and action distribution."""
     unknown = set(preprocessing) - set(DEFAULT_PREPROCESSING)
     if unknown:
         raise ValueError(f"unknown preprocessing options {sorted(unknown)}")
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
     options = {**DEFAULT_PREPROCESSING, **preprocessing}
     example = torch.zeros((2, *frame_shape(options)), dtype=torch.uint8)
     batch = torch.export.Dim("batch", min=1, max=65536)
     program = torch.export.export(module.eval(), (example,), dynamic_shapes=({0: batch},))
-    extra = {PREPROCESSING_FILE: json.dumps(options)}
+    extra = {
+        PREPROCESSING_FILE: json.dumps(options),
+        POLICY_FILE: json.dumps({"distribution": distribution}),
+    }
     torch.export.save(program, path, extra_files=extra)
+
+
+def load_policy(path: str) -> tuple[Any, dict[str, Any], str]:
+    """The policy (a callable module), its preprocessing options and its distribution."""
+    extra = {PREPROCESSING_FILE: "", POLICY_FILE: ""}
+    program = torch.export.load(path, extra_files=extra)
+    preprocessing = {**DEFAULT_PREPROCESSING, **json.loads(extra[PREPROCESSING_FILE] or "{}")}
+    distribution = json.loads(extra[POLICY_FILE] or "{}").get("distribution", "normal")
+    if distribution not in DISTRIBUTIONS:
+        raise ValueError(f"{path}: unknown distribution {distribution!r}")
+    return program.module(), preprocessing, distribution
 
 
 def load_checkpoint(path: str) -> tuple[Any, dict[str, Any]]:
     """The policy (a callable module) and its preprocessing options."""
-    extra = {PREPROCESSING_FILE: ""}
-    program = torch.export.load(path, extra_files=extra)
-    preprocessing = {**DEFAULT_PREPROCESSING, **json.loads(extra[PREPROCESSING_FILE] or "{}")}
-    return program.module(), preprocessing
+    module, preprocessing, _ = load_policy(path)
+    return module, preprocessing
 
 
-def make_env(which: str, preprocessing: dict[str, Any]) -> gym.Env:
-    env = gym.make(ENV_IDS[which])
+def make_env(which: str, preprocessing: dict[str, Any], video: Any = None) -> gym.Env:
+    """The env with the policy's preprocessing; `video`: an open `imageio` writer that receives
+    every simulation step's 600x400 frame."""
+    env = gym.make(ENV_IDS[which], render_mode=None if video is None else "rgb_array")
+    if video is not None:
+        env = VideoFrames(env, video)
     if preprocessing["frame_skip"] > 1:
         env = ActionRepeat(env, preprocessing["frame_skip"])
     if preprocessing["grayscale"]:
@@ -110,24 +163,113 @@ def parse_seeds(text: str) -> list[int]:
 
 
 @torch.no_grad()
-def run_episode(env: gym.Env, policy: Any, seed: int, sample: bool, sample_seed: int) -> float:
+def run_episode(
+    env: gym.Env,
+    policy: Any,
+    seed: int,
+    sample: bool,
+    sample_seed: int,
+    distribution: str = "normal",
+    max_decisions: int | None = None,
+) -> float:
+    """One episode's return; the policy's mean action, or a sample of its distribution.
+    `max_decisions` cuts the episode short (quick checks)."""
     obs, _ = env.reset(seed=seed)
     # Each episode draws its own stream, so a seed's samples are the same on either env.
     rng = torch.Generator().manual_seed(sample_seed * 1_000_003 + seed)
+    beta_rng = np.random.default_rng(sample_seed * 1_000_003 + seed)
     assert isinstance(env.action_space, gym.spaces.Box), env.action_space
     low, high = env.action_space.low, env.action_space.high
-    total, done = 0.0, False
-    while not done:
-        mean, log_std, _ = policy(torch.from_numpy(np.asarray(obs)[None]))
-        action = mean
-        if sample:
-            action = mean + log_std.exp() * torch.randn(mean.shape, generator=rng)
-        # As in training: the env receives the sample clipped to the action box.
-        action_np = np.clip(action[0].numpy().astype(np.float64), low, high)
-        obs, reward, terminated, truncated, _ = env.step(action_np)
+    total, done, decisions = 0.0, False, 0
+    while not done and (max_decisions is None or decisions < max_decisions):
+        first, second, _ = policy(torch.from_numpy(np.asarray(obs)[None]))
+        if distribution == "beta":
+            # Beta(alpha, beta) on (0, 1) per dimension, mapped onto the box; its mean, or a draw.
+            alpha, beta = first[0].double().numpy(), second[0].double().numpy()
+            x = beta_rng.beta(alpha, beta) if sample else alpha / (alpha + beta)
+            action_np = low + (high - low) * x
+        else:
+            action = first
+            if sample:
+                action = first + second.exp() * torch.randn(first.shape, generator=rng)
+            action_np = action[0].numpy().astype(np.float64)
+        # As in training: the env receives the action clipped to the box.
+        obs, reward, terminated, truncated, _ = env.step(np.clip(action_np, low, high))
         total += float(reward)
         done = terminated or truncated
+        decisions += 1
     return total
+
+
+def evaluate(
+    which: str,
+    path: str,
+    seeds: list[int],
+    sample: bool = False,
+    sample_seed: int = 0,
+    video: str | None = None,
+    max_decisions: int | None = None,
+    log: Any = print,
+) -> list[float]:
+    """Each seed's return of the checkpoint at `path` on env `which`; `video`: an mp4 of the
+    first seed's episode."""
+    torch.set_num_threads(1)
+    policy, preprocessing, distribution = load_policy(path)
+    env = make_env(which, preprocessing)
+    returns = []
+    try:
+        for i, seed in enumerate(seeds):
+            if video is not None and i == 0:
+                import imageio
+
+                # macro_block_size 8 divides 600x400, so ffmpeg keeps the frame size.
+                with imageio.get_writer(video, fps=VIDEO_FPS, macro_block_size=8) as writer:
+                    video_env = make_env(which, preprocessing, writer)
+                    try:
+                        ret = run_episode(
+                            video_env, policy, seed, sample, sample_seed, distribution,
+                            max_decisions,
+                        )  # fmt: skip
+                    finally:
+                        video_env.close()
+            else:
+                ret = run_episode(
+                    env, policy, seed, sample, sample_seed, distribution, max_decisions
+                )
+            returns.append(ret)
+            log(f"seed {seed}: {ret:.2f}")
+    finally:
+        env.close()
+    return returns
+
+
+def evaluate_parallel(
+    which: str,
+    path: str,
+    seeds: list[int],
+    workers: int,
+    sample: bool = False,
+    sample_seed: int = 0,
+    max_decisions: int | None = None,
+) -> list[float]:
+    """`evaluate` over `workers` processes (each seed's episode draws its own stream, so the
+    returns are those of one process), in `seeds` order; each worker prints its seeds' lines."""
+    if workers <= 1 or len(seeds) <= 1:
+        return evaluate(which, path, seeds, sample, sample_seed, max_decisions=max_decisions)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    chunks = [seeds[i::workers] for i in range(workers)]
+    context = multiprocessing.get_context("spawn")  # no fork of a process with torch threads
+    with ProcessPoolExecutor(len(chunks), mp_context=context) as pool:
+        futures = [
+            pool.submit(evaluate, which, path, chunk, sample, sample_seed, None, max_decisions)
+            for chunk in chunks
+        ]
+        by_seed: dict[int, float] = {}
+        for chunk, future in zip(chunks, futures, strict=True):
+            by_seed.update(zip(chunk, future.result(), strict=True))
+    return [by_seed[seed] for seed in seeds]
 
 
 def interval95(values: list[float]) -> float:
@@ -143,18 +285,27 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--checkpoint", required=True, help="a .pt2 file (save_checkpoint)")
     p.add_argument("--seeds", default="0-99", help="A-B inclusive, or a comma list")
     p.add_argument("--sample", action="store_true", help="sample actions (default: the mean)")
-    p.add_argument("--sample-seed", type=int, default=0, help="torch seed for --sample")
+    p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample's draws")
     p.add_argument("--json", action="store_true", help="end with one JSON line of results")
+    p.add_argument("--video", help="also write the first seed's episode to this mp4 file")
+    p.add_argument("--workers", type=int, default=1, help="processes (not with --video)")
+    p.add_argument(
+        "--max-decisions", type=int, help="stop each episode after this many (quick checks)"
+    )
     args = p.parse_args(argv)
-    torch.set_num_threads(1)
-    policy, preprocessing = load_checkpoint(args.checkpoint)
     seeds = parse_seeds(args.seeds)
-    env = make_env(args.env, preprocessing)
-    returns = []
-    for seed in seeds:
-        returns.append(run_episode(env, policy, seed, args.sample, args.sample_seed))
-        print(f"seed {seed}: {returns[-1]:.2f}", flush=True)
-    env.close()
+    if args.video is not None and args.workers > 1:
+        p.error("--video records in one process: leave --workers at 1")
+    if args.workers > 1:
+        returns = evaluate_parallel(
+            args.env, args.checkpoint, seeds, args.workers, args.sample, args.sample_seed,
+            args.max_decisions,
+        )  # fmt: skip
+    else:
+        returns = evaluate(
+            args.env, args.checkpoint, seeds, args.sample, args.sample_seed, args.video,
+            args.max_decisions, functools.partial(print, flush=True),
+        )  # fmt: skip
     mean = float(np.mean(returns))
     print(
         f"{args.env} ({ENV_IDS[args.env]}), {len(seeds)} episodes, "

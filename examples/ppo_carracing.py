@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # evaluate.py: the che
 try:
     import torch
     import torch.nn as nn
+    from torch.distributions import Independent
     from torch.distributions.normal import Normal
 except ImportError:
     sys.exit(
@@ -44,25 +45,30 @@ COLUMNS = [
 ]  # fmt: skip
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--total-steps", type=int, default=300_000, help="env steps in all")
+def add_ppo_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
+    """The streaming PPO loop's options (`stream_updates`, `ppo_update`), shared with train.py."""
     p.add_argument("--n-games", type=int, default=16, help="parallel games")
     p.add_argument("--n-threads", type=int, default=2, help="collector worker threads")
-    p.add_argument("--collect-size", type=int, default=2048, help="records per batch")
+    p.add_argument("--collect-size", type=int, default=2048, help="records (decisions) per batch")
     p.add_argument("--depth", type=int, default=1, help="finished batches that may wait")
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (annealed to 0)")
-    p.add_argument("--epochs", type=int, default=4, help="PPO epochs per batch")
-    p.add_argument("--minibatch-size", type=int, default=256)
+    p.add_argument("--epochs", type=int, default=4, help="PPO epochs per batch (at most)")
+    p.add_argument("--minibatch-size", type=int, default=256, help="records per gradient step")
     p.add_argument("--clip", type=float, default=0.2, help="PPO ratio clipping")
     p.add_argument("--ent-coef", type=float, default=0.0, help="entropy bonus coefficient")
     p.add_argument("--vf-coef", type=float, default=0.5, help="value loss coefficient")
-    p.add_argument("--max-grad-norm", type=float, default=0.5)
+    p.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient norm clipping")
     p.add_argument("--value-scale", type=float, default=100.0, help="returns are learned / this")
+    p.add_argument("--gamma", type=float, default=0.99, help="discount per decision")
+    p.add_argument("--lam", type=float, default=0.95, help="GAE lambda")
+    p.add_argument("--torch-threads", type=int, default=2, help="torch.set_num_threads")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--total-steps", type=int, default=300_000, help="env steps in all")
+    add_ppo_arguments(p)
     p.add_argument("--init-log-std", type=float, default=-0.5, help="initial Gaussian log std")
-    p.add_argument("--gamma", type=float, default=0.99)
-    p.add_argument("--lam", type=float, default=0.95)
-    p.add_argument("--torch-threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--out", type=Path, default=Path("out/ppo_carracing"), help="output folder")
     # The observation options, native in the collector and reproduced on Gymnasium's own env by
@@ -130,23 +136,31 @@ class Agent(nn.Module):
         self.value = layer_init(nn.Linear(256, 1), std=1.0)
         self.value_scale = value_scale
 
-    def channels_first(self, obs: torch.Tensor) -> torch.Tensor:
-        """uint8 observations -> float (n, channels, 96, 96) in [0, 1]."""
-        n = obs.shape[0]
-        if self.grayscale:
-            x = obs.reshape(n, -1, obs.shape[-2], obs.shape[-1])
-        elif obs.dim() == 4:
-            x = obs.permute(0, 3, 1, 2)
-        else:
-            x = obs.permute(0, 1, 4, 2, 3).reshape(n, -1, obs.shape[2], obs.shape[3])
-        return x.float() / 255.0
-
     def forward(self, obs: torch.Tensor):
         """uint8 observations -> mean (n, 3), log_std (n, 3), value (n,) in reward units."""
-        hidden = self.trunk(self.channels_first(obs))
+        hidden = self.trunk(channels_first(obs, self.grayscale))
         mean = self.mean(hidden)
         value = self.value(hidden).squeeze(-1) * self.value_scale
         return mean, self.log_std.expand_as(mean), value
+
+    @staticmethod
+    def distribution(mean: torch.Tensor, log_std: torch.Tensor) -> Independent:
+        """The policy's distribution over actions from the first two outputs of `forward`: the
+        collector's diagonal Gaussian (`rf.policies.Ppo()`)."""
+        return Independent(Normal(mean, log_std.exp()), 1)
+
+
+def channels_first(obs: torch.Tensor, grayscale: bool) -> torch.Tensor:
+    """uint8 observations as `gym.make` and Gymnasium's wrappers give them (channels last,
+    stacked frames first) -> float (n, channels, height, width) in [0, 1]."""
+    n = obs.shape[0]
+    if grayscale:
+        x = obs.reshape(n, -1, obs.shape[-2], obs.shape[-1])
+    elif obs.dim() == 4:
+        x = obs.permute(0, 3, 1, 2)
+    else:
+        x = obs.permute(0, 1, 4, 2, 3).reshape(n, -1, obs.shape[2], obs.shape[3])
+    return x.float() / 255.0
 
 
 def start_from(agent: Agent, path: Path, options: dict) -> None:
@@ -161,27 +175,34 @@ def start_from(agent: Agent, path: Path, options: dict) -> None:
 
 
 def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]:
-    """The clipped PPO objective over `epochs` passes of shuffled minibatches."""
+    """The clipped PPO objective over `epochs` passes of shuffled minibatches.
+
+    `agent(obs)` gives two distribution parameters and the value; `agent.distribution(p, q)`
+    the action distribution (summed log-probability and entropy per row). With `args.target_kl`
+    set (not None), the epochs stop early once an epoch's mean approximate KL exceeds it."""
+    device = next(agent.parameters()).device
     flat = batch.flat()
-    obs = torch.from_numpy(flat["obs"])
-    actions = torch.from_numpy(flat["actions"])
-    old_log_probs = torch.from_numpy(flat["behavior_log_probs"])
-    advantages = torch.from_numpy(flat["advantages"])
-    returns = torch.from_numpy(flat["returns"])
+    obs = torch.from_numpy(flat["obs"]).to(device)
+    actions = torch.from_numpy(flat["actions"]).to(device)
+    old_log_probs = torch.from_numpy(flat["behavior_log_probs"]).to(device)
+    advantages = torch.from_numpy(flat["advantages"]).to(device)
+    returns = torch.from_numpy(flat["returns"]).to(device)
     stats: dict[str, list[float]] = {k: [] for k in COLUMNS[4:9]}
+    target_kl = getattr(args, "target_kl", None)
     for _ in range(args.epochs):
-        order = torch.from_numpy(rng.permutation(len(obs)))
+        order = torch.from_numpy(rng.permutation(len(obs))).to(device)
+        epoch_kl: list[float] = []
         for idx in order.split(args.minibatch_size):
-            mean, log_std, value = agent(obs[idx])
-            dist = Normal(mean, log_std.exp())
-            log_ratio = dist.log_prob(actions[idx]).sum(1) - old_log_probs[idx]
+            first, second, value = agent(obs[idx])
+            dist = agent.distribution(first, second)
+            log_ratio = dist.log_prob(actions[idx]).float() - old_log_probs[idx]
             ratio = log_ratio.exp()
             adv = advantages[idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             clipped = ratio.clamp(1.0 - args.clip, 1.0 + args.clip)
             policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
             value_loss = 0.5 * (((value - returns[idx]) / args.value_scale) ** 2).mean()
-            entropy = dist.entropy().sum(1).mean()
+            entropy = dist.entropy().float().mean()
             loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
 
             optimizer.zero_grad()
@@ -199,6 +220,9 @@ def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]
                 ("clipfrac", clipfrac),
             ):
                 stats[k].append(v.item())
+            epoch_kl.append(stats["approx_kl"][-1])
+        if target_kl is not None and float(np.mean(epoch_kl)) > target_kl:
+            break
     return {k: float(np.mean(v)) for k, v in stats.items()}
 
 
@@ -240,51 +264,31 @@ def plot_curve(rows: list[dict], path: Path) -> None:
     print(f"learning curve: {path}")
 
 
-def main() -> None:
-    args = parse_args()
-    args.out.mkdir(parents=True, exist_ok=True)
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.torch_threads)
+def stream_updates(
+    engine: rf.Engine,
+    infer,
+    learner: nn.Module,
+    actor: nn.Module,
+    actor_lock: threading.Lock,
+    optimizer: torch.optim.Optimizer,
+    args: argparse.Namespace,
+    n_updates: int,
+    before_update=None,
+    progress=None,
+) -> tuple[list[dict], int, float]:
+    """The streaming PPO loop: `n_updates` batches from `engine.collect_stream(infer)`, one PPO
+    update each, the actor refreshed under `actor_lock` after each; one row per update in
+    `args.out / "scalars.csv"` and a progress line. The learning rate anneals linearly from
+    `args.lr` to 0 over `progress(update, elapsed_s)`, the fraction of the run done (default:
+    `update / n_updates`); the loop also ends once that reaches 1. `before_update(update)` runs
+    before each update. Returns the rows, the env steps (decisions) trained on, and the
+    seconds from the start to the last update."""
+    if progress is None:
+
+        def progress(update: int, elapsed: float) -> float:
+            return update / n_updates
+
     rng = np.random.default_rng(args.seed)
-    n_updates = max(1, -(-args.total_steps // args.collect_size))  # at least total_steps
-
-    engine = rf.Engine(
-        game=rf.games.CarRacing(
-            frame_skip=args.frame_skip,
-            stack_num=args.stack_num,
-            grayscale=args.grayscale,
-        ),
-        reward=rf.Reward(step=args.step_reward, off_road=args.off_road_reward),
-        policy=rf.policies.Ppo(),
-        learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
-        n_games=args.n_games,
-        n_threads=args.n_threads,
-        seed=args.seed,
-    )
-    shape = (args.value_scale, args.init_log_std, args.stack_num, args.grayscale)
-    learner = Agent(*shape)
-    options = {
-        "frame_skip": args.frame_skip,
-        "stack_num": args.stack_num,
-        "grayscale": args.grayscale,
-    }
-    if args.init_from is not None:
-        start_from(learner, args.init_from, options)
-    first_log_std = learner.log_std.detach().clone()
-    if args.final_log_std is not None:
-        learner.log_std.requires_grad_(False)
-    actor = Agent(*shape)  # used only by `infer`, in the collector
-    actor.load_state_dict(learner.state_dict())
-    actor_lock = threading.Lock()
-    optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
-
-    def infer(obs: np.ndarray):
-        # log_std is a view of the actor's parameter, which the trainer overwrites after each
-        # update: copy it out (torch.cat) before the lock is released.
-        with actor_lock, torch.no_grad():
-            mean, log_std, value = actor(torch.from_numpy(obs))
-            return torch.cat([mean, log_std], 1).numpy(), value.numpy()
-
     try:
         from tqdm import tqdm
 
@@ -299,14 +303,14 @@ def main() -> None:
     env_steps = 0
     with engine.collect_stream(args.collect_size, infer, depth=args.depth) as stream:
         for update in range(n_updates):
+            done = progress(update, time.perf_counter() - start)
+            if done >= 1.0:
+                break
             batch = next(stream)  # workers keep collecting while we train on it
-            lr = args.lr * (1.0 - update / n_updates)
+            lr = args.lr * (1.0 - done)
             optimizer.param_groups[0]["lr"] = lr
-            if args.final_log_std is not None:
-                with torch.no_grad():
-                    frac = update / max(1, n_updates - 1)
-                    step = frac * (args.final_log_std - first_log_std)
-                    learner.log_std.copy_(first_log_std + step)
+            if before_update is not None:
+                before_update(update)
             t0 = time.perf_counter()
             stats = ppo_update(learner, optimizer, batch, args, rng)
             with actor_lock:
@@ -353,7 +357,64 @@ def main() -> None:
     if bar is not None:
         bar.close()
     csv_file.close()
-    wall = time.perf_counter() - start
+    return rows, env_steps, time.perf_counter() - start
+
+
+def main() -> None:
+    args = parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    n_updates = max(1, -(-args.total_steps // args.collect_size))  # at least total_steps
+
+    engine = rf.Engine(
+        game=rf.games.CarRacing(
+            frame_skip=args.frame_skip,
+            stack_num=args.stack_num,
+            grayscale=args.grayscale,
+        ),
+        reward=rf.Reward(step=args.step_reward, off_road=args.off_road_reward),
+        policy=rf.policies.Ppo(),
+        learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
+        n_games=args.n_games,
+        n_threads=args.n_threads,
+        seed=args.seed,
+    )
+    shape = (args.value_scale, args.init_log_std, args.stack_num, args.grayscale)
+    learner = Agent(*shape)
+    options = {
+        "frame_skip": args.frame_skip,
+        "stack_num": args.stack_num,
+        "grayscale": args.grayscale,
+    }
+    if args.init_from is not None:
+        start_from(learner, args.init_from, options)
+    first_log_std = learner.log_std.detach().clone()
+    if args.final_log_std is not None:
+        learner.log_std.requires_grad_(False)
+    actor = Agent(*shape)  # used only by `infer`, in the collector
+    actor.load_state_dict(learner.state_dict())
+    actor_lock = threading.Lock()
+    optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
+
+    def infer(obs: np.ndarray):
+        # log_std is a view of the actor's parameter, which the trainer overwrites after each
+        # update: copy it out (torch.cat) before the lock is released.
+        with actor_lock, torch.no_grad():
+            mean, log_std, value = actor(torch.from_numpy(obs))
+            return torch.cat([mean, log_std], 1).numpy(), value.numpy()
+
+    def before_update(update: int) -> None:
+        if args.final_log_std is not None:
+            with torch.no_grad():
+                frac = update / max(1, n_updates - 1)
+                step = frac * (args.final_log_std - first_log_std)
+                learner.log_std.copy_(first_log_std + step)
+
+    rows, env_steps, wall = stream_updates(
+        engine, infer, learner, actor, actor_lock, optimizer, args, n_updates,
+        before_update=before_update,
+    )  # fmt: skip
     print(f"{env_steps} env steps in {wall:.0f} s; scalars: {args.out / 'scalars.csv'}")
     plot_curve(rows, args.out / "curve.png")
     if args.export is not None:

@@ -198,6 +198,7 @@ class CollectorCore:
         entropy: list[int],
         sampling_seed: int,
         reward: tuple[float, float, float, float],
+        distribution: str = "normal",
     ) -> CollectorCore: ...
     @property
     def num_threads(self) -> int: ...

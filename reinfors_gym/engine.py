@@ -16,15 +16,24 @@ during the call: copy it if you keep it. Return NumPy-convertible arrays (for Py
 
 - discrete games: ``policy_outputs`` are logits, shape ``(n, 5)``; actions are sampled from
   ``Categorical(logits)``;
-- continuous games: ``policy_outputs`` are ``(n, 6)``: the Gaussian's mean (3) then log
-  standard deviation (3) — or a pair ``(mean (n, 3), log_std (n, 3) or (3,))``. Actions are
-  ``mean + exp(log_std) * N(0, 1)`` per dimension; the env receives them clipped to its box,
-  the batch keeps the sampled (unclipped) action, and ``behavior_log_probs`` is the diagonal
-  Gaussian log-density of that action (summed over dimensions);
+- continuous games, ``policies.Ppo()`` (``distribution="normal"``): ``policy_outputs`` are
+  ``(n, 6)``: the Gaussian's mean (3) then log standard deviation (3) — or a pair
+  ``(mean (n, 3), log_std (n, 3) or (3,))``. Actions are ``mean + exp(log_std) * N(0, 1)`` per
+  dimension; the env receives them clipped to its box, the batch keeps the sampled (unclipped)
+  action, and ``behavior_log_probs`` is the diagonal Gaussian log-density of that action
+  (summed over dimensions);
+- continuous games, ``policies.Ppo(distribution="beta")``: ``policy_outputs`` are ``(n, 6)``:
+  the concentrations alpha (3) then beta (3) — or a pair ``(alpha (n, 3), beta (n, 3) or
+  (3,))``. Per dimension ``x ~ Beta(alpha, beta)`` on (0, 1) (kept within
+  ``[1e-6, 1 - 1e-6]``) is mapped onto the action's box, ``low + (high - low) * x`` (steer
+  [-1, 1], gas and brake [0, 1]); the env and the batch get that action, and
+  ``behavior_log_probs`` is its log-density, ``Beta(alpha, beta).log_prob(x) - log(high - low)``
+  summed over dimensions (compute it in float64 on the learner's side to match to ~1e-6);
 - ``values``: shape ``(n,)`` or ``(n, 1)``.
 
-Everything must be finite, and ``log_std`` within ``[-20, 20]`` (beyond it a sample leaves
-float32's range); anything else is refused before a game steps. ``obs`` is read-only: it is what
+Everything must be finite, ``log_std`` within ``[-20, 20]`` (beyond it a sample leaves
+float32's range) and a Beta's alpha and beta within ``[1e-3, 1e6]`` (``1 + softplus(x)`` is
+a common choice); anything else is refused before a game steps. ``obs`` is read-only: it is what
 the batch records. Sampling is done in Rust from seeded per-game streams.
 
 A collection that ends early (an exception from ``infer``, Ctrl-C, ``stop()``, a dropped
@@ -146,18 +155,29 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
         )
 
 
+DISTRIBUTIONS = ("normal", "beta")
+
+
 @dataclass(frozen=True)
 class _PpoPolicy:
-    pass
+    distribution: str = "normal"
+
+    def __post_init__(self) -> None:
+        if self.distribution not in DISTRIBUTIONS:
+            raise InvalidConfig(
+                f"distribution must be one of {DISTRIBUTIONS}, got {self.distribution!r}"
+            )
 
 
 class policies:  # noqa: N801
     """How actions are drawn from the caller's network outputs (see the module docstring)."""
 
     @staticmethod
-    def Ppo() -> _PpoPolicy:  # noqa: N802
-        """Stochastic policy: categorical over logits, or diagonal Gaussian (mean, log_std)."""
-        return _PpoPolicy()
+    def Ppo(distribution: str = "normal") -> _PpoPolicy:  # noqa: N802
+        """Stochastic policy: categorical over logits for a discrete game; for a continuous one
+        a diagonal Gaussian (``"normal"``: mean, log_std) or, per dimension, a Beta on the
+        action's box (``"beta"``: alpha, beta)."""
+        return _PpoPolicy(distribution)
 
 
 @dataclass(frozen=True)
@@ -265,7 +285,8 @@ class Engine:
     Args:
         game: ``games.CarRacing(...)``.
         reward: ``Reward(...)`` event weights.
-        policy: ``policies.Ppo()``.
+        policy: ``policies.Ppo()`` (a Gaussian for continuous games) or
+            ``policies.Ppo(distribution="beta")`` (a Beta per action dimension on its box).
         learner: ``learners.Ppo(gamma, lam)``.
         n_games: parallel episode slots.
         n_threads: worker threads (default: the cores available); more than the cores or the
@@ -297,6 +318,11 @@ class Engine:
         ):
             if not isinstance(value, kind):
                 raise TypeError(f"{name} must come from rf.{name}s / rf.Reward, got {value!r}")
+        if self.policy.distribution == "beta" and not self.game.continuous:
+            raise InvalidConfig(
+                "policies.Ppo(distribution='beta') needs a continuous game (a discrete game's "
+                "policy is categorical)"
+            )
         self.n_games = self.game.check_batch(n_games, "n_games")
         self.n_threads = check_threads("n_threads", n_threads)
         self._requested_threads = self.n_threads
@@ -304,6 +330,7 @@ class Engine:
         self.obs_shape = self.game.obs_shape
         self.continuous = self.game.continuous
         self.policy_outputs = 6 if self.continuous else 5
+        self.distribution = self.policy.distribution if self.continuous else "categorical"
         sampling_seed = (
             secrets.randbits(64) if self.seed is None else (self.seed * 0x9E3779B1) % 2**64
         )
@@ -314,6 +341,7 @@ class Engine:
             entropy=[secrets.randbits(128) for _ in range(self.n_games)],
             sampling_seed=sampling_seed,
             reward=self.reward.weights(),
+            distribution=self.policy.distribution,
         )
         # What the core uses: at most one thread per game and per available core.
         self.n_threads = self._core.num_threads
@@ -333,7 +361,8 @@ class Engine:
 
     def __repr__(self) -> str:
         return (
-            f"Engine(game={self.game!r}, reward={self.reward!r}, learner={self.learner!r}, "
+            f"Engine(game={self.game!r}, reward={self.reward!r}, policy={self.policy!r}, "
+            f"learner={self.learner!r}, "
             f"n_games={self.n_games}, n_threads={self.n_threads}, seed={self.seed}, "
             f"weights_version={self.weights_version})"
         )
@@ -426,20 +455,21 @@ class Engine:
             )
         policy, values = out
         k = self.policy_outputs
+        first, second = ("alpha", "beta") if self.distribution == "beta" else ("mean", "log_std")
         if self.continuous and isinstance(policy, (tuple, list)) and not _has_shape(policy, (n, k)):
-            # A (mean, log_std) pair; any other sequence (a list of n rows of 6 numbers) is an
-            # array-like read as one array below.
+            # A (mean, log_std) or (alpha, beta) pair; any other sequence (a list of n rows of
+            # 6 numbers) is an array-like read as one array below.
             if len(policy) != 2:
                 raise ValueError(
-                    f"continuous policy outputs must be ({n}, 6) or (mean, log_std), got a "
+                    f"continuous policy outputs must be ({n}, 6) or ({first}, {second}), got a "
                     f"{type(policy).__name__} of {len(policy)}"
                 )
-            mean = _as_f32(policy[0], "mean")
-            log_std = np.broadcast_to(_as_f32(policy[1], "log_std"), mean.shape)
-            policy = np.concatenate([mean, log_std], axis=-1)
+            head = _as_f32(policy[0], first)
+            tail = np.broadcast_to(_as_f32(policy[1], second), head.shape)
+            policy = np.concatenate([head, tail], axis=-1)
         policy = _as_f32(policy, "policy outputs")
         if policy.shape != (n, k):
-            what = "logits over 5 actions" if k == 5 else "mean[3] then log_std[3]"
+            what = "logits over 5 actions" if k == 5 else f"{first}[3] then {second}[3]"
             raise ValueError(
                 f"infer must return policy outputs of shape ({n}, {k}) ({what}), got {policy.shape}"
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import pickle
 import threading
 import traceback
@@ -111,6 +112,67 @@ def test_gaussian_log_probs_match_reference():
     np.testing.assert_allclose(b.actions.reshape(-1, 3).mean(0), MEAN, atol=0.05)
     np.testing.assert_allclose(b.actions.reshape(-1, 3).std(0), std, rtol=0.15)
     # PyTorch's Normal agrees too: tests/integrations/test_cleanrl_skrl.py (torch is there).
+
+
+ALPHA = np.array([2.0, 3.0, 1.05], np.float32)
+BETA = np.array([2.0, 2.0, 20.0], np.float32)
+BOX_LOW = np.array([-1.0, 0.0, 0.0])
+BOX_WIDTH = np.array([2.0, 1.0, 1.0])
+
+
+def beta_engine(n_games=4, seed=0):
+    return rf.Engine(
+        game=rf.games.CarRacing(grayscale=True),
+        policy=rf.policies.Ppo(distribution="beta"),
+        n_games=n_games,
+        n_threads=2,
+        seed=seed,
+    )
+
+
+def beta_infer(obs):
+    n = len(obs)
+    return np.tile(np.concatenate([ALPHA, BETA]), (n, 1)), np.zeros(n, np.float32)
+
+
+def test_beta_log_probs_match_reference():
+    """Beta(alpha, beta) on (0, 1) mapped onto the box: the log-density of the stored action,
+    with the affine map's Jacobian (PyTorch's Beta: tests/integrations/test_train.py)."""
+    b = beta_engine().collect(4 * 50, beta_infer)
+    a = b.actions.astype(np.float64)
+    assert ((a > BOX_LOW) & (a < BOX_LOW + BOX_WIDTH)).all()
+    x = (a - BOX_LOW) / BOX_WIDTH
+    alpha, beta = ALPHA.astype(np.float64), BETA.astype(np.float64)
+    ln_b = np.array([math.lgamma(p) + math.lgamma(q) - math.lgamma(p + q) for p, q in
+                     zip(alpha, beta, strict=True)])  # fmt: skip
+    ref = ((alpha - 1) * np.log(x) + (beta - 1) * np.log1p(-x) - ln_b - np.log(BOX_WIDTH)).sum(-1)
+    np.testing.assert_allclose(b.behavior_log_probs, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(x.reshape(-1, 3).mean(0), alpha / (alpha + beta), atol=0.04)
+
+
+def test_beta_policy_configuration_and_refusals():
+    with pytest.raises(rf.InvalidConfig, match="continuous"):
+        rf.Engine(game=rf.games.CarRacing(continuous=False), policy=rf.policies.Ppo("beta"))
+    with pytest.raises(rf.InvalidConfig, match="distribution"):
+        rf.policies.Ppo("gamma")
+    engine = beta_engine(n_games=2)
+    assert "distribution='beta'" in repr(engine)
+    engine.collect(2, beta_infer)
+    for bad, name in ((0.0, "alpha"), (-2.0, "alpha"), (2e6, "alpha"), (np.inf, "non-finite")):
+
+        def infer(obs, bad=bad):
+            policy, values = beta_infer(obs)
+            policy[-1, 0] = bad
+            return policy, values
+
+        with pytest.raises(ValueError, match=name if name != "non-finite" else "NaN or infinite"):
+            engine.collect(2, infer)
+    # Nothing was sampled by the refused calls: the same seed gives the same actions.
+    after = engine.collect(2 * 3, beta_infer).actions
+    again = beta_engine(n_games=2)
+    again.collect(2, beta_infer)
+    np.testing.assert_array_equal(again.collect(2 * 3, beta_infer).actions, after)
+    assert pickle.loads(pickle.dumps(engine)).policy == rf.policies.Ppo("beta")
 
 
 def test_categorical_log_probs_match_reference():

@@ -7,7 +7,7 @@
 //! game's reward events, episode bookkeeping, and finally advantages and returns.
 
 use rand::{RngExt, SeedableRng};
-use rand_distr::StandardNormal;
+use rand_distr::{Beta, Distribution, StandardNormal};
 use rand_pcg::Pcg64Mcg;
 
 use crate::env::Action;
@@ -23,6 +23,19 @@ const LN_SQRT_2PI: f64 = 0.918_938_533_204_672_7;
 /// sampled action or its log-density leaves f32's range (e^88 overflows), and no sane policy
 /// gets near it (SB3 and CleanRL-style policies keep log_std around [-20, 2]).
 pub const LOG_STD_BOUND: f32 = 20.0;
+/// A Beta policy's concentrations (alpha, beta) must lie within
+/// `[BETA_CONCENTRATION_MIN, BETA_CONCENTRATION_MAX]`: below it nearly every sample sits at an
+/// end of the box, above it the distribution is narrower than float32 can store an action.
+pub const BETA_CONCENTRATION_MIN: f32 = 1e-3;
+pub const BETA_CONCENTRATION_MAX: f32 = 1e6;
+/// A Beta sample `x` in (0, 1) is kept within `[BETA_EDGE, 1 - BETA_EDGE]`, so the stored action
+/// lies strictly inside the box and its log-density is finite whatever the concentrations.
+/// Fraction of the box width; for `alpha >= 1` the mass moved at the lower end is at most about
+/// `beta * 1e-6` (symmetrically at the upper end), so the behaviour density is the Beta's.
+pub const BETA_EDGE: f64 = 1e-6;
+/// The continuous action box, per dimension (steer, gas, brake): lower bound and width.
+pub const ACTION_LOW: [f64; ACTION_DIM] = [-1.0, 0.0, 0.0];
+pub const ACTION_WIDTH: [f64; ACTION_DIM] = [2.0, 1.0, 1.0];
 
 /// Weights of the game's reward events (Gymnasium's defaults: 1000, -0.1, -100).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -67,6 +80,9 @@ pub enum PolicyKind {
     Categorical,
     /// `[mean; 3]` then `[log_std; 3]`; a diagonal Gaussian sample, clipped only for the env.
     Gaussian,
+    /// `[alpha; 3]` then `[beta; 3]`; per dimension a `Beta(alpha, beta)` sample on (0, 1),
+    /// mapped affinely onto the action's box (steer [-1, 1], gas and brake [0, 1]).
+    Beta,
 }
 
 impl PolicyKind {
@@ -74,7 +90,7 @@ impl PolicyKind {
     pub fn outputs(self) -> usize {
         match self {
             PolicyKind::Categorical => DISCRETE_ACTIONS,
-            PolicyKind::Gaussian => 2 * ACTION_DIM,
+            PolicyKind::Gaussian | PolicyKind::Beta => 2 * ACTION_DIM,
         }
     }
 
@@ -82,9 +98,42 @@ impl PolicyKind {
     pub fn action_len(self) -> usize {
         match self {
             PolicyKind::Categorical => 1,
-            PolicyKind::Gaussian => ACTION_DIM,
+            PolicyKind::Gaussian | PolicyKind::Beta => ACTION_DIM,
         }
     }
+
+    /// Whether the kind draws continuous actions (a continuous game needs one).
+    pub fn continuous(self) -> bool {
+        self != PolicyKind::Categorical
+    }
+
+    /// What the policy outputs per game, for error messages.
+    fn describe(self) -> &'static str {
+        match self {
+            PolicyKind::Categorical => "logits over the 5 discrete actions",
+            PolicyKind::Gaussian => "mean[3] then log_std[3] per game",
+            PolicyKind::Beta => "alpha[3] then beta[3] per game",
+        }
+    }
+}
+
+/// `ln Γ(x)` for `x > 0`, f64 (libm's `lgamma`: within a few ulp).
+fn ln_gamma(x: f64) -> f64 {
+    libm::lgamma(x)
+}
+
+/// Log-density of `Beta(alpha, beta)` at `x` in (0, 1):
+/// `(α-1) ln x + (β-1) ln(1-x) - ln B(α, β)`, with `ln B(α, β) = lnΓ(α) + lnΓ(β) - lnΓ(α+β)`.
+pub fn beta_log_density(x: f64, alpha: f64, beta: f64) -> f64 {
+    let ln_b = ln_gamma(alpha) + ln_gamma(beta) - ln_gamma(alpha + beta);
+    (alpha - 1.0) * x.ln() + (beta - 1.0) * (1.0 - x).ln() - ln_b
+}
+
+/// Log-density of a Beta policy's stored action `a` (box coordinates) for dimension `d`: the
+/// Beta density of `x = (a - low) / width`, less `ln(width)` (the affine map's Jacobian).
+pub fn beta_action_log_density(a: f32, d: usize, alpha: f64, beta: f64) -> f64 {
+    let x = (a as f64 - ACTION_LOW[d]) / ACTION_WIDTH[d];
+    beta_log_density(x, alpha, beta) - ACTION_WIDTH[d].ln()
 }
 
 /// One finished rollout, time-major: element `[t][g]` is step `t` of game `g`.
@@ -182,8 +231,21 @@ pub fn gae(
 }
 
 /// Checks one game's policy outputs beyond finiteness: a Gaussian's `log_std` within
-/// [`LOG_STD_BOUND`].
+/// [`LOG_STD_BOUND`], a Beta's concentrations within [`BETA_CONCENTRATION_MIN`],
+/// [`BETA_CONCENTRATION_MAX`].
 fn check_policy_row(kind: PolicyKind, out: &[f32], game: usize) -> Result<()> {
+    if kind == PolicyKind::Beta {
+        let range = BETA_CONCENTRATION_MIN..=BETA_CONCENTRATION_MAX;
+        if let Some(i) = out.iter().position(|v| !range.contains(v)) {
+            let name = if i < ACTION_DIM { "alpha" } else { "beta" };
+            return Err(Error::InvalidArgument(format!(
+                "infer returned {name} {} for game {game}, outside the supported \
+                 [{BETA_CONCENTRATION_MIN}, {BETA_CONCENTRATION_MAX}]; a Beta policy's \
+                 concentrations must be positive (e.g. 1 + softplus(x))",
+                out[i]
+            )));
+        }
+    }
     if kind == PolicyKind::Gaussian {
         if let Some(&log_std) = out[ACTION_DIM..]
             .iter()
@@ -242,6 +304,24 @@ fn sample(kind: PolicyKind, out: &[f32], rng: &mut Pcg64Mcg) -> (Action, [f32; A
             ];
             (Action::Continuous(env_action), sampled, logp as f32)
         }
+        PolicyKind::Beta => {
+            let mut sampled = [0.0f32; ACTION_DIM];
+            let mut env_action = [0.0f64; ACTION_DIM];
+            let mut logp = 0.0f64;
+            for d in 0..ACTION_DIM {
+                let (alpha, beta) = (out[d] as f64, out[ACTION_DIM + d] as f64);
+                // Cheng's exact algorithms (BB, BC); the parameters were checked, so `new`
+                // cannot fail: a NaN then fails the finiteness check of the caller instead.
+                let x = Beta::new(alpha, beta).map_or(f64::NAN, |b| b.sample(rng));
+                let x = x.clamp(BETA_EDGE, 1.0 - BETA_EDGE);
+                let a = (ACTION_LOW[d] + ACTION_WIDTH[d] * x) as f32;
+                sampled[d] = a;
+                env_action[d] = a as f64;
+                // Log-density of the stored (f32) action, so a learner recomputes it exactly.
+                logp += beta_action_log_density(a, d, alpha, beta);
+            }
+            (Action::Continuous(env_action), sampled, logp as f32)
+        }
     }
 }
 
@@ -278,12 +358,15 @@ impl std::fmt::Debug for Collector {
 impl Collector {
     /// `spec.autoreset` is forced to `SameStep`: a finished game restarts at once, and the
     /// rollout keeps its final step.
+    /// `kind` must match the game: categorical for a discrete one, Gaussian or Beta for a
+    /// continuous one.
     pub fn new(
         mut spec: PoolSpec,
         num_threads: usize,
         entropy: &[Vec<u32>],
         sampling_seed: u64,
         weights: RewardWeights,
+        kind: PolicyKind,
     ) -> Result<Self> {
         for (name, w) in [
             ("tile", weights.tile),
@@ -297,12 +380,17 @@ impl Collector {
                 )));
             }
         }
+        if kind.continuous() != spec.config.continuous {
+            return Err(Error::InvalidArgument(format!(
+                "a {kind:?} policy does not fit a {} game",
+                if spec.config.continuous {
+                    "continuous"
+                } else {
+                    "discrete"
+                }
+            )));
+        }
         spec.autoreset = AutoresetMode::SameStep;
-        let kind = if spec.config.continuous {
-            PolicyKind::Gaussian
-        } else {
-            PolicyKind::Categorical
-        };
         let pool = Pool::new(spec, num_threads, entropy)?;
         let n = spec.num_envs;
         // Game g samples from stream g of the seed, independent of thread scheduling.
@@ -370,10 +458,7 @@ impl Collector {
         if policy.len() != n * k {
             return Err(Error::InvalidArgument(format!(
                 "infer must return policy outputs of shape ({n}, {k}) ({}), got {} numbers",
-                match self.kind {
-                    PolicyKind::Categorical => "logits over the 5 discrete actions",
-                    PolicyKind::Gaussian => "mean[3] then log_std[3] per game",
-                },
+                self.kind.describe(),
                 policy.len()
             )));
         }
@@ -449,7 +534,7 @@ impl Collector {
         for &(stored, logp) in &self.sampled {
             match self.kind {
                 PolicyKind::Categorical => r.actions_i64.push(stored[0] as i64),
-                PolicyKind::Gaussian => r.actions_f32.extend_from_slice(&stored),
+                PolicyKind::Gaussian | PolicyKind::Beta => r.actions_f32.extend_from_slice(&stored),
             }
             r.behavior_log_probs.push(logp);
         }
@@ -639,9 +724,10 @@ mod tests {
         assert!((adv[0] - (1.0 + 0.5 * 5.0)).abs() < 1e-6);
     }
 
-    fn two_games(max_episode_steps: Option<u32>) -> (Collector, Vec<u8>) {
-        let spec = PoolSpec {
-            num_envs: 2,
+    /// `num_envs` continuous games with tiny grayscale frames.
+    fn tiny_spec(num_envs: usize, max_episode_steps: Option<u32>) -> PoolSpec {
+        PoolSpec {
+            num_envs,
             config: crate::env::Config::default(),
             max_episode_steps,
             autoreset: AutoresetMode::SameStep,
@@ -651,9 +737,21 @@ mod tests {
             width: 16,
             height: 16,
             channels_first: false,
-        };
+        }
+    }
+
+    fn two_games(max_episode_steps: Option<u32>) -> (Collector, Vec<u8>) {
+        let spec = tiny_spec(2, max_episode_steps);
         let entropy = vec![vec![1], vec![2]];
-        let mut c = Collector::new(spec, 1, &entropy, 7, RewardWeights::GYMNASIUM).unwrap();
+        let mut c = Collector::new(
+            spec,
+            1,
+            &entropy,
+            7,
+            RewardWeights::GYMNASIUM,
+            PolicyKind::Gaussian,
+        )
+        .unwrap();
         let mut obs = vec![0u8; 2 * c.obs_bytes()];
         c.reset(&[Some(vec![0]), Some(vec![1])], &mut obs).unwrap();
         (c, obs)
@@ -773,6 +871,122 @@ mod tests {
                 && (0.0..=1.0).contains(&a[1])
                 && (0.0..=1.0).contains(&a[2])
         );
+    }
+
+    /// Closed-form Beta densities at fixed points (no lgamma involved).
+    #[test]
+    fn beta_log_density_matches_closed_forms() {
+        let pi = std::f64::consts::PI;
+        let cases: [(f64, f64, f64, f64); 6] = [
+            (1.0, 1.0, 0.3, 1.0),                                // uniform
+            (2.0, 2.0, 0.25, 6.0 * 0.25 * 0.75),                 // 6 x (1 - x)
+            (2.0, 5.0, 0.1, 30.0 * 0.1 * 0.9f64.powi(4)),        // 30 x (1 - x)^4
+            (0.5, 0.5, 0.2, 1.0 / (pi * (0.2f64 * 0.8).sqrt())), // arcsine
+            (3.0, 1.0, 0.7, 3.0 * 0.49),                         // 3 x^2
+            (1.0, 30.0, 0.01, 30.0 * 0.99f64.powi(29)),          // beta (1 - x)^(beta - 1)
+        ];
+        for (alpha, beta, x, pdf) in cases {
+            let got = beta_log_density(x, alpha, beta);
+            assert!(
+                (got - pdf.ln()).abs() < 1e-12,
+                "Beta({alpha}, {beta}) at {x}: {got} vs {}",
+                pdf.ln()
+            );
+        }
+        // Steer's box is [-1, 1]: the density of a = 2x - 1 is half that of x.
+        let got = beta_action_log_density(-0.5, 0, 2.0, 2.0);
+        assert!(
+            (got - (6.0f64 * 0.25 * 0.75 / 2.0).ln()).abs() < 1e-12,
+            "{got}"
+        );
+        let got = beta_action_log_density(0.25, 2, 2.0, 2.0);
+        assert!((got - (6.0f64 * 0.25 * 0.75).ln()).abs() < 1e-12, "{got}");
+    }
+
+    #[test]
+    fn beta_samples_lie_in_the_box_and_carry_their_log_density() {
+        let mut rng = Pcg64Mcg::seed_from_u64(5);
+        // Steer Beta(2, 2), gas Beta(5, 1.5), brake Beta(1.05, 30); then extreme ones.
+        for out in [
+            [2.0f32, 5.0, 1.05, 2.0, 1.5, 30.0],
+            [1e-3, 1e6, 0.5, 1e-3, 1e-3, 0.5],
+        ] {
+            let mut sums = [0.0f64; ACTION_DIM];
+            let n = 20_000;
+            for _ in 0..n {
+                let (action, stored, logp) = sample(PolicyKind::Beta, &out, &mut rng);
+                let Action::Continuous(a) = action else {
+                    panic!()
+                };
+                let mut expect = 0.0f64;
+                for d in 0..ACTION_DIM {
+                    let (low, high) = (ACTION_LOW[d], ACTION_LOW[d] + ACTION_WIDTH[d]);
+                    let v = stored[d] as f64;
+                    assert!(
+                        low < v && v < high,
+                        "dim {d}: {v} not inside ({low}, {high})"
+                    );
+                    assert_eq!(a[d], v, "the env gets the stored action");
+                    let x = (v - low) / ACTION_WIDTH[d];
+                    let (alpha, beta) = (out[d] as f64, out[3 + d] as f64);
+                    expect += beta_log_density(x, alpha, beta) - ACTION_WIDTH[d].ln();
+                    sums[d] += x;
+                }
+                assert!(logp.is_finite());
+                assert!((logp as f64 - expect).abs() <= 1e-5 * expect.abs().max(1.0));
+            }
+            if out[0] == 2.0 {
+                // Sample means against alpha / (alpha + beta) (std of the mean < 0.0025).
+                for d in 0..ACTION_DIM {
+                    let (alpha, beta) = (out[d] as f64, out[3 + d] as f64);
+                    let mean = sums[d] / n as f64;
+                    assert!(
+                        (mean - alpha / (alpha + beta)).abs() < 0.01,
+                        "dim {d}: {mean}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn beta_outputs_out_of_range_are_refused_before_any_game_steps() {
+        let spec = tiny_spec(1, None);
+        let weights = RewardWeights::GYMNASIUM;
+        let mut c = Collector::new(spec, 1, &[vec![1]], 7, weights, PolicyKind::Beta).unwrap();
+        let mut obs = vec![0u8; c.obs_bytes()];
+        c.reset(&[Some(vec![0])], &mut obs).unwrap();
+        let good = [2.0f32, 3.0, 1.1, 2.0, 2.0, 20.0];
+        c.step(&good, &[0.0], &mut obs).unwrap();
+        let before = (rollout_lengths(&c), obs.clone());
+        for (i, bad) in [(0, 0.0f32), (4, -1.0), (5, 1e7), (2, 1e-4)] {
+            let mut policy = good;
+            policy[i] = bad;
+            let err = c.step(&policy, &[0.0], &mut obs).unwrap_err();
+            let name = if i < 3 { "alpha" } else { "beta" };
+            assert!(
+                matches!(&err, Error::InvalidArgument(m) if m.contains(name) && m.contains("game 0")),
+                "{err:?}"
+            );
+            assert_eq!(
+                (rollout_lengths(&c), obs.clone()),
+                before,
+                "nothing stepped"
+            );
+        }
+        let mut nan = good;
+        nan[1] = f32::NAN;
+        assert!(c.step(&nan, &[0.0], &mut obs).is_err());
+        assert_eq!(
+            (rollout_lengths(&c), obs.clone()),
+            before,
+            "nothing stepped"
+        );
+        // A Beta policy needs a continuous game.
+        let mut discrete = spec;
+        discrete.config.continuous = false;
+        let err = Collector::new(discrete, 1, &[vec![1]], 7, weights, PolicyKind::Beta);
+        assert!(matches!(err, Err(Error::InvalidArgument(_))));
     }
 
     #[test]

@@ -20,8 +20,10 @@ pub(super) struct PyCollector {
 
 #[pymethods]
 impl PyCollector {
+    /// `distribution`: "normal" (a diagonal Gaussian) or "beta" for a continuous game; a
+    /// discrete game's policy is categorical whatever it says.
     #[new]
-    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward))]
+    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward, distribution = "normal"))]
     fn new(
         spec: SpecArgs,
         n_games: usize,
@@ -29,6 +31,7 @@ impl PyCollector {
         entropy: Vec<u128>,
         sampling_seed: u64,
         reward: (f64, f64, f64, f64),
+        distribution: &str,
     ) -> PyResult<Self> {
         let pool_spec = spec.pool_spec(n_games, AutoresetMode::SameStep);
         let words = entropy_words(&entropy);
@@ -39,9 +42,19 @@ impl PyCollector {
             off_playfield,
             off_road,
         };
+        let kind = match (pool_spec.config.continuous, distribution) {
+            (false, _) => PolicyKind::Categorical,
+            (true, "normal") => PolicyKind::Gaussian,
+            (true, "beta") => PolicyKind::Beta,
+            (true, other) => {
+                return Err(PyValueError::new_err(format!(
+                    "distribution must be 'normal' or 'beta', got {other:?}"
+                )))
+            }
+        };
         let mut poisoned = false;
         let collector = guarded(&mut poisoned, || {
-            Collector::new(pool_spec, n_threads, &words, sampling_seed, weights)
+            Collector::new(pool_spec, n_threads, &words, sampling_seed, weights, kind)
         })?;
         let obs_shape = pool_spec.obs_shape();
         Ok(PyCollector {
@@ -159,7 +172,7 @@ impl PyCollector {
         obs_shape.extend(&self.obs_shape);
         d.set_item("obs", owned_array(py, r.obs, &obs_shape)?)?;
         match self.collector.kind() {
-            PolicyKind::Gaussian => {
+            PolicyKind::Gaussian | PolicyKind::Beta => {
                 d.set_item("actions", owned_array(py, r.actions_f32, &[t, n, 3])?)?
             }
             PolicyKind::Categorical => {

@@ -1,0 +1,348 @@
+"""Solves CarRacing from scratch in one command: PPO with a Beta policy, then export and evaluation.
+
+    make train SEED=1 OUT=out/train-1          # or, with torch and gymnasium[box2d] installed:
+    python examples/train.py --seed 1 --out out/train-1
+
+One process runs the whole recipe: the streaming collector (`rf.Engine.collect_stream`) with a
+Beta policy per action dimension (`rf.policies.Ppo(distribution="beta")`), so the policy's mean
+is a valid action that can brake from the first update and no noise has to be annealed away; a
+shaped training reward (`rf.Reward(off_road=...)`: a price per wheel off the road, each
+simulation step); the collector's native frame skip, grayscale and frame stack; a small CNN that
+downsamples the frames itself. Every part of the policy's input has an exact Gymnasium
+counterpart (an action repeat, `GrayscaleObservation`, `FrameStackObservation`; the rest happens
+inside the network), so the exported file runs on Gymnasium's own `CarRacing-v3` and on ours
+through `examples/evaluate.py`.
+
+Training stops at `--total-decisions` or after `--max-minutes`, whichever comes first (the
+learning rate anneals to 0 over whichever is nearer). Then it writes into `--out`:
+`policy.pt2` (evaluate.py's format), `scalars.csv` (one row per update), `curve.png` (with
+matplotlib) and `run.json`: the seed, `wall_clock_s` from the start to the export, the decisions
+and simulation steps trained, the evaluation's mean returns on `--eval-seeds` (Gymnasium's env
+with mean actions and with sampled actions, ours with mean actions, each with every seed's
+return), the versions of torch, gymnasium and numpy, the CPU model and the device. Uses a CUDA
+device when one is present (`--device auto`). Every option's default is the recipe
+(`--help` shows them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import math
+import os
+import platform
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import reinfors_gym as rf
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # ppo_carracing.py, evaluate.py
+
+try:
+    import torch
+    import torch.nn as nn
+    import torch.nn.functional as F
+    from torch.distributions import Beta
+except ImportError:
+    sys.exit("train.py needs PyTorch: pip install torch (see the Makefile's TORCH_PIP_ARGS)")
+
+import evaluate  # noqa: E402 - after the path and torch checks
+from ppo_carracing import (  # noqa: E402
+    add_ppo_arguments,
+    channels_first,
+    layer_init,
+    plot_curve,
+    stream_updates,
+)
+
+# The action box, as the collector maps a Beta sample onto it: steer [-1, 1], gas and brake [0, 1].
+ACTION_LOW = (-1.0, 0.0, 0.0)
+ACTION_WIDTH = (2.0, 1.0, 1.0)
+
+
+def triple(text: str) -> tuple[float, float, float]:
+    """`a,b,c` -> three floats (steer, gas, brake)."""
+    values = tuple(float(v) for v in text.split(","))
+    if len(values) != 3:
+        raise argparse.ArgumentTypeError(f"want three comma-separated numbers, got {text!r}")
+    return values  # type: ignore[return-value]
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument("--seed", type=int, default=1, help="training seed (tracks, sampling, torch)")
+    p.add_argument("--out", type=Path, default=Path("out/train"), help="output folder")
+    run = p.add_argument_group("budget")
+    run.add_argument("--total-decisions", type=int, default=4_000_000, help="decisions in all")
+    run.add_argument(
+        "--max-minutes",
+        type=float,
+        default=28.0,
+        help="stop training after this many minutes (0: no limit), so that the export lands "
+        "within 30 minutes of the start on two cores",
+    )
+    obs = p.add_argument_group("observation (native in the collector, Gymnasium's wrappers)")
+    obs.add_argument("--frame-skip", type=int, default=4, help="simulation steps per decision")
+    obs.add_argument("--stack-num", type=int, default=2, help="frames stacked per observation")
+    obs.add_argument(
+        "--grayscale",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="one luminance channel",
+    )
+    net = p.add_argument_group("network")
+    net.add_argument(
+        "--downsample", type=int, default=2, help="average-pooling factor inside the network"
+    )
+    net.add_argument("--hidden", type=int, default=256, help="units of the shared dense layer")
+    net.add_argument(
+        "--init-alpha",
+        type=triple,
+        default=(2.0, 3.0, 1.05),
+        help="initial Beta alpha per dimension (steer, gas, brake)",
+    )
+    net.add_argument(
+        "--init-beta",
+        type=triple,
+        default=(2.0, 2.0, 20.0),
+        help="initial Beta beta per dimension: with the alphas, a mean action of straight "
+        "ahead, gas 0.6, brake 0.05",
+    )
+    reward = p.add_argument_group("training reward (scalars log Gymnasium's score too)")
+    reward.add_argument("--step-reward", type=float, default=-0.1, help="per simulation step")
+    reward.add_argument(
+        "--off-road-reward",
+        type=float,
+        default=-0.25,
+        help="per wheel on no road tile, per simulation step, from the first update",
+    )
+    ppo = p.add_argument_group("PPO")
+    add_ppo_arguments(ppo)
+    ppo.add_argument(
+        "--target-kl",
+        type=float,
+        default=0.03,
+        help="stop a batch's epochs once an epoch's mean approximate KL exceeds this (0: never)",
+    )
+    ppo.add_argument(
+        "--device", default="auto", help="torch device; auto: cuda when available, else cpu"
+    )
+    ev = p.add_argument_group("evaluation of the exported policy (examples/evaluate.py)")
+    ev.add_argument(
+        "--eval-seeds", default="1000-1099", help="A-B inclusive, or a comma list; '' skips"
+    )
+    ev.add_argument("--eval-sample-seed", type=int, default=0, help="seed of the sampled run")
+    ev.add_argument("--eval-workers", type=int, default=2, help="evaluation processes")
+    ev.add_argument(
+        "--eval-max-decisions", type=int, help="cut evaluation episodes short (smoke tests)"
+    )
+    args = p.parse_args(argv)
+    for name in ("total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if args.target_kl <= 0:
+        args.target_kl = None  # ppo_update's "never stop early"
+    for name in ("init_alpha", "init_beta"):
+        if min(getattr(args, name)) <= 1.0:
+            p.error(f"--{name.replace('_', '-')}: each must exceed 1 (alpha, beta = 1 + softplus)")
+    return args
+
+
+class BoxBeta:
+    """A Beta per action dimension, mapped affinely onto the action's box: the distribution the
+    collector samples for `rf.policies.Ppo(distribution="beta")`. Log-probabilities and entropy
+    are summed over the dimensions and computed in float64, as the collector computes
+    `behavior_log_probs` from the stored float32 action."""
+
+    def __init__(self, alpha: torch.Tensor, beta: torch.Tensor):
+        self.beta = Beta(alpha.double(), beta.double())
+        self.low = torch.tensor(ACTION_LOW, dtype=torch.float64, device=alpha.device)
+        self.width = torch.tensor(ACTION_WIDTH, dtype=torch.float64, device=alpha.device)
+
+    def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
+        """Log-density of box actions `(n, 3)`: Beta's at `(a - low) / width`, less
+        `log(width)` (the affine map's Jacobian)."""
+        x = (actions.double() - self.low) / self.width
+        return (self.beta.log_prob(x) - self.width.log()).sum(-1)
+
+    def entropy(self) -> torch.Tensor:
+        return (self.beta.entropy() + self.width.log()).sum(-1)
+
+
+class BetaAgent(nn.Module):
+    """Shared CNN trunk with a Beta head (alpha, beta = 1 + softplus, so every Beta is
+    unimodal and its mean a sensible action) and a value head.
+
+    Takes observations as Gymnasium's wrappers give them (`(n, k, 96, 96)` grayscale stacks, or
+    any layout `channels_first` reads) and downsamples them itself (average pooling), so the
+    exported program needs no preprocessing beyond the wrappers."""
+
+    def __init__(self, args: argparse.Namespace):
+        super().__init__()
+        self.grayscale = args.grayscale
+        channels = args.stack_num * (1 if args.grayscale else 3)
+        self.trunk = nn.Sequential(
+            nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity(),
+            layer_init(nn.Conv2d(channels, 16, 5, stride=2)),  # 48x48 -> 22x22
+            nn.ReLU(),
+            layer_init(nn.Conv2d(16, 32, 3, stride=2)),  # -> 10x10
+            nn.ReLU(),
+            layer_init(nn.Conv2d(32, 32, 3, stride=1)),  # -> 8x8
+            nn.ReLU(),
+            nn.Flatten(),
+        )
+        with torch.no_grad():
+            flat = self.trunk(torch.zeros(1, channels, 96, 96)).shape[1]
+        self.hidden = nn.Sequential(layer_init(nn.Linear(flat, args.hidden)), nn.ReLU())
+        self.concentrations = layer_init(nn.Linear(args.hidden, 6), std=0.01)
+        with torch.no_grad():  # softplus^-1(c - 1): the initial alphas and betas
+            start = torch.tensor([*args.init_alpha, *args.init_beta]) - 1.0
+            self.concentrations.bias.copy_(start + torch.log(-torch.expm1(-start)))
+        self.value = layer_init(nn.Linear(args.hidden, 1), std=1.0)
+        self.value_scale = args.value_scale
+
+    def forward(self, obs: torch.Tensor):
+        """uint8 observations -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
+        hidden = self.hidden(self.trunk(channels_first(obs, self.grayscale)))
+        # Capped well inside the collector's [1e-3, 1e6].
+        c = (1.0 + F.softplus(self.concentrations(hidden))).clamp(max=1e4)
+        value = self.value(hidden).squeeze(-1) * self.value_scale
+        return c[:, :3], c[:, 3:], value
+
+    @staticmethod
+    def distribution(alpha: torch.Tensor, beta: torch.Tensor) -> BoxBeta:
+        return BoxBeta(alpha, beta)
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def versions() -> dict[str, str]:
+    import gymnasium
+
+    return {
+        "torch": torch.__version__,
+        "gymnasium": gymnasium.__version__,
+        "numpy": np.__version__,
+        "reinfors_gym": getattr(rf, "__version__", "unknown"),
+        "python": platform.python_version(),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    args = parse_args(argv)
+    start = time.perf_counter()
+    args.out.mkdir(parents=True, exist_ok=True)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)
+    if args.device == "auto":
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    else:
+        device = torch.device(args.device)
+    print(f"device: {device}", flush=True)
+
+    engine = rf.Engine(
+        game=rf.games.CarRacing(
+            frame_skip=args.frame_skip, stack_num=args.stack_num, grayscale=args.grayscale
+        ),
+        reward=rf.Reward(step=args.step_reward, off_road=args.off_road_reward),
+        policy=rf.policies.Ppo(distribution="beta"),
+        learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
+        n_games=args.n_games,
+        n_threads=args.n_threads,
+        seed=args.seed,
+    )
+    learner = BetaAgent(args).to(device)
+    actor = copy.deepcopy(learner)  # used only by `infer`, in the collector's thread
+    actor_lock = threading.Lock()
+    optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
+
+    def infer(obs: np.ndarray):
+        with actor_lock, torch.no_grad():
+            # A copy: `obs` is read-only (it is what the batch records).
+            alpha, beta, value = actor(torch.tensor(obs, device=device))
+            policy = torch.cat([alpha, beta], 1)
+            return policy.cpu().numpy(), value.cpu().numpy()
+
+    n_updates = max(1, math.ceil(args.total_decisions / args.collect_size))
+    budget_s = args.max_minutes * 60.0
+
+    def progress(update: int, elapsed: float) -> float:
+        by_time = elapsed / budget_s if budget_s > 0 else 0.0
+        return max(update / n_updates, by_time)
+
+    rows, decisions, train_s = stream_updates(
+        engine, infer, learner, actor, actor_lock, optimizer, args, n_updates, progress=progress
+    )
+    policy_path = args.out / "policy.pt2"
+    preprocessing = {
+        "frame_skip": args.frame_skip,
+        "stack_num": args.stack_num,
+        "grayscale": args.grayscale,
+    }
+    exported = copy.deepcopy(learner).cpu()
+    evaluate.save_checkpoint(exported, str(policy_path), preprocessing, distribution="beta")
+    wall_clock_s = time.perf_counter() - start
+    print(f"{decisions} decisions in {train_s:.0f} s of training; exported {policy_path} "
+          f"{wall_clock_s:.0f} s after the start", flush=True)  # fmt: skip
+    plot_curve(rows, args.out / "curve.png")
+
+    evaluation: dict[str, Any] = {}
+    seeds = evaluate.parse_seeds(args.eval_seeds) if args.eval_seeds else []
+    if seeds:
+        for name, which, sample in (
+            ("gymnasium_mean_actions", "gymnasium", False),
+            ("gymnasium_sampled", "gymnasium", True),
+            ("ours_mean_actions", "reinfors", False),
+        ):
+            print(f"evaluating: {name} on {len(seeds)} seeds", flush=True)
+            returns = evaluate.evaluate_parallel(
+                which, str(policy_path), seeds, args.eval_workers, sample,
+                args.eval_sample_seed, args.eval_max_decisions,
+            )  # fmt: skip
+            evaluation[name] = {
+                "mean": float(np.mean(returns)),
+                "ci95": evaluate.interval95(returns),
+                "returns": returns,
+            }
+            print(f"{name}: mean {evaluation[name]['mean']:.1f}", flush=True)
+    record = {
+        "seed": args.seed,
+        "wall_clock_s": wall_clock_s,
+        "decisions": decisions,
+        # Each decision runs frame_skip simulation steps (fewer when an episode ends inside it).
+        "env_steps": decisions * args.frame_skip,
+        "updates": len(rows),
+        "eval_seeds": seeds,
+        "eval_max_decisions": args.eval_max_decisions,
+        "evaluation": evaluation,
+        "versions": versions(),
+        "cpu_model": cpu_model(),
+        "cpu_count": os.cpu_count(),
+        "device": str(device)
+        + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else ""),
+        "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+    }
+    (args.out / "run.json").write_text(json.dumps(record, indent=2) + "\n")
+    print(f"run record: {args.out / 'run.json'}", flush=True)
+    return record
+
+
+if __name__ == "__main__":
+    main()

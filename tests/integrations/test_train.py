@@ -1,0 +1,186 @@
+"""examples/train.py, the one-command recipe: the collector's Beta policy beside PyTorch's Beta,
+a smoke run of the script (a few tiny updates, export, evaluation on two seeds, run.json), and
+examples/evaluate.py's --video on both envs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio
+import numpy as np
+import pytest
+import torch
+
+import reinfors_gym as rf
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+ENV = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
+LOW = torch.tensor([-1.0, 0.0, 0.0], dtype=torch.float64)
+WIDTH = torch.tensor([2.0, 1.0, 1.0], dtype=torch.float64)
+
+
+def load(name: str):
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+def beta_engine(n_games: int = 4) -> rf.Engine:
+    return rf.Engine(
+        game=rf.games.CarRacing(frame_skip=2, grayscale=True),
+        policy=rf.policies.Ppo(distribution="beta"),
+        n_games=n_games,
+        n_threads=2,
+        seed=0,
+    )
+
+
+# Per game: (alpha[3], beta[3]); from near-uniform to sharp, below 1 (U-shaped) too.
+CONCENTRATIONS = np.array(
+    [
+        [2.0, 3.0, 1.05, 2.0, 2.0, 20.0],
+        [1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        [0.5, 8.0, 1.5, 0.7, 1.2, 40.0],
+        [50.0, 200.0, 3.0, 60.0, 10.0, 300.0],
+    ],
+    np.float32,
+)
+
+
+def test_collector_log_probs_equal_torch_beta():
+    """`behavior_log_probs` is torch's Beta log-density of the stored action mapped back to
+    (0, 1), less log(width) per dimension (the affine map's Jacobian), summed."""
+
+    def infer(obs):
+        return CONCENTRATIONS[: len(obs)], np.zeros(len(obs), np.float32)
+
+    batch = beta_engine().collect(4 * 40, infer)
+    actions = torch.from_numpy(batch.actions).double()  # (T, G, 3)
+    assert ((actions > LOW) & (actions < LOW + WIDTH)).all(), "strictly inside the box"
+    c = torch.from_numpy(CONCENTRATIONS).double()
+    dist = torch.distributions.Beta(c[:, :3], c[:, 3:])  # broadcasts over (T, G, 3)
+    expect = (dist.log_prob((actions - LOW) / WIDTH) - WIDTH.log()).sum(-1)
+    np.testing.assert_allclose(batch.behavior_log_probs, expect.numpy(), rtol=1e-5, atol=1e-4)
+    # The recipe's own distribution (train.BoxBeta) gives the same numbers.
+    train = load("train")
+    mine = train.BoxBeta(c[:, :3].expand_as(actions), c[:, 3:].expand_as(actions))
+    np.testing.assert_allclose(mine.log_prob(actions).numpy(), expect.numpy(), rtol=1e-12)
+    # And the samples follow the Beta: per game and dimension, the mean of x near alpha/(a+b).
+    x = ((actions - LOW) / WIDTH).mean(0).numpy()
+    mean = (c[:, :3] / (c[:, :3] + c[:, 3:])).numpy()
+    np.testing.assert_allclose(x, mean, atol=0.2)
+
+
+def test_the_pair_form_and_bad_concentrations():
+    engine = beta_engine(2)
+    alpha, beta = CONCENTRATIONS[:2, :3], CONCENTRATIONS[:2, 3:]
+    batch = engine.collect(2, lambda obs: ((alpha, beta[0]), np.zeros(len(obs))))
+    assert batch.actions.shape == (1, 2, 3)
+    for bad in (0.0, -1.0, np.nan):
+        policy = CONCENTRATIONS[:2].copy()
+        policy[1, 4] = bad
+        with pytest.raises(ValueError) as info:
+            engine.collect(2, lambda obs, p=policy: (p, np.zeros(len(obs))))
+        assert "panicked" not in str(info.value)
+
+
+def test_train_smoke_exports_evaluates_and_records(tmp_path):
+    out = tmp_path / "run"
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train.py"), "--seed", "3", "--out", str(out),
+         "--total-decisions", "256", "--n-games", "4", "--collect-size", "128", "--epochs", "1",
+         "--minibatch-size", "64", "--eval-seeds", "0-1", "--eval-max-decisions", "15"],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    record = json.loads((out / "run.json").read_text())
+    for key in ("seed", "wall_clock_s", "decisions", "env_steps", "evaluation", "versions",
+                "cpu_model", "device"):  # fmt: skip
+        assert key in record, key
+    assert record["seed"] == 3 and record["decisions"] == 256 and record["updates"] == 2
+    assert record["env_steps"] == 256 * 4  # the default frame skip
+    assert 0 < record["wall_clock_s"] < 600
+    assert set(record["versions"]) >= {"torch", "gymnasium", "numpy"}
+    assert record["versions"]["torch"] == torch.__version__
+    assert record["cpu_model"]
+    evaluation = record["evaluation"]
+    assert set(evaluation) == {"gymnasium_mean_actions", "gymnasium_sampled", "ours_mean_actions"}
+    for result in evaluation.values():
+        assert len(result["returns"]) == 2 and result["mean"] == np.mean(result["returns"])
+    # Evaluated in two processes, in seed order: the same returns as in this one.
+    evaluate = load("evaluate")
+    again = evaluate.evaluate("gymnasium", str(out / "policy.pt2"), [0, 1], max_decisions=15)
+    assert again == evaluation["gymnasium_mean_actions"]["returns"]
+    rows = (out / "scalars.csv").read_text().strip().splitlines()
+    assert len(rows) == 1 + 2
+    # The export is evaluate.py's format, with its distribution and preprocessing.
+    policy, preprocessing, distribution = evaluate.load_policy(str(out / "policy.pt2"))
+    assert distribution == "beta"
+    assert preprocessing == {"frame_skip": 4, "stack_num": 2, "grayscale": True}
+    alpha, beta, value = policy(torch.zeros((3, 2, 96, 96), dtype=torch.uint8))
+    assert alpha.shape == beta.shape == (3, 3) and value.shape == (3,)
+    assert (alpha > 1).all() and (beta > 1).all()
+
+
+def test_train_help_shows_every_default():
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train.py"), "--help"],
+        env=ENV, capture_output=True, text=True, timeout=120, check=True,
+    )  # fmt: skip
+    text = " ".join(run.stdout.split())
+    for shown in ("(default: 4)", "(default: 1000-1099)", "(default: -0.25)",
+                  "(default: auto)", "(default: 28.0)", "(default: (2.0, 3.0, 1.05))"):  # fmt: skip
+        assert shown in text, shown
+
+
+def test_the_mean_action_of_the_initial_policy_drives_and_does_not_brake():
+    """The recipe's untrained policy: its mean action is straight ahead, gas 0.6, brake 0.05,
+    whatever it sees (the head's weights start near 0)."""
+    train = load("train")
+    agent = train.BetaAgent(train.parse_args([]))
+    obs = torch.randint(0, 255, (5, 2, 96, 96), dtype=torch.uint8)
+    alpha, beta, _ = agent(obs)
+    x = alpha / (alpha + beta)
+    action = LOW.float() + WIDTH.float() * x
+    np.testing.assert_allclose(action.detach().numpy(), [[0.0, 0.6, 0.05]] * 5, atol=0.02)
+
+
+@pytest.mark.parametrize("which", ["gymnasium", "reinfors"])
+def test_evaluate_writes_a_video(tmp_path, which):
+    evaluate = load("evaluate")
+
+    class Steady(torch.nn.Module):
+        def forward(self, obs: torch.Tensor):
+            n = obs.shape[0]
+            alpha = torch.tensor([[2.0, 3.0, 1.05]]).expand(n, 3)
+            return alpha, torch.tensor([[2.0, 2.0, 20.0]]).expand(n, 3), torch.zeros(n)
+
+    checkpoint = tmp_path / "steady.pt2"
+    preprocessing = {"frame_skip": 2, "stack_num": 2, "grayscale": True}
+    evaluate.save_checkpoint(Steady(), str(checkpoint), preprocessing, distribution="beta")
+    video = tmp_path / "episode.mp4"
+    subprocess.run(
+        [sys.executable, str(EXAMPLES / "evaluate.py"), "--env", which, "--checkpoint",
+         str(checkpoint), "--seeds", "5", "--max-decisions", "12", "--video", str(video)],
+        env=ENV, capture_output=True, text=True, timeout=300, check=True,
+    )  # fmt: skip
+    with imageio.get_reader(str(video)) as reader:
+        frames = [np.asarray(frame) for frame in reader]
+        fps = reader.get_meta_data()["fps"]
+    # The reset's frame, then one per simulation step (12 decisions of 2).
+    assert len(frames) == 1 + 12 * 2
+    assert frames[0].shape == (400, 600, 3)
+    assert fps == 50
+    # The road is grey and the grass green: a real picture, not a blank one.
+    assert frames[-1].std() > 10
