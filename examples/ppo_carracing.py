@@ -45,7 +45,9 @@ COLUMNS = [
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--total-steps", type=int, default=300_000, help="env steps in all")
     p.add_argument("--n-games", type=int, default=16, help="parallel games")
     p.add_argument("--n-threads", type=int, default=2, help="collector worker threads")
@@ -53,17 +55,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--depth", type=int, default=1, help="finished batches that may wait")
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (annealed to 0)")
     p.add_argument("--epochs", type=int, default=4, help="PPO epochs per batch")
-    p.add_argument("--minibatch-size", type=int, default=256)
+    p.add_argument("--minibatch-size", type=int, default=256, help="records per gradient step")
     p.add_argument("--clip", type=float, default=0.2, help="PPO ratio clipping")
     p.add_argument("--ent-coef", type=float, default=0.0, help="entropy bonus coefficient")
     p.add_argument("--vf-coef", type=float, default=0.5, help="value loss coefficient")
-    p.add_argument("--max-grad-norm", type=float, default=0.5)
+    p.add_argument("--max-grad-norm", type=float, default=0.5, help="gradient norm clipping")
     p.add_argument("--value-scale", type=float, default=100.0, help="returns are learned / this")
     p.add_argument("--init-log-std", type=float, default=-0.5, help="initial Gaussian log std")
-    p.add_argument("--gamma", type=float, default=0.99)
-    p.add_argument("--lam", type=float, default=0.95)
-    p.add_argument("--torch-threads", type=int, default=2)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--gamma", type=float, default=0.99, help="discount factor")
+    p.add_argument("--lam", type=float, default=0.95, help="GAE lambda")
+    p.add_argument("--torch-threads", type=int, default=2, help="torch.set_num_threads")
+    p.add_argument("--seed", type=int, default=1, help="seeds the games and torch")
     p.add_argument("--out", type=Path, default=Path("out/ppo_carracing"), help="output folder")
     # The observation options, native in the collector and reproduced on Gymnasium's own env by
     # examples/evaluate.py (its wrappers give the same frames).
