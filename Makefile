@@ -65,9 +65,11 @@ test-rust:
 	@echo "== cargo test"
 	@cargo test --quiet
 
+# Two pytest workers (pytest-xdist): the Python lane is the longer one, and the Rust lane's
+# core is free once cargo test is done.
 test-python:
-	@echo "== pytest"
-	@$(BIN)/python -m pytest -q
+	@echo "== pytest (2 workers)"
+	@$(BIN)/python -m pytest -q -n 2
 
 # Two lanes on two cores: Rust (fmt, clippy, cargo test) beside Python (set-up, ruff, stubtest,
 # pytest). Each step's output is printed whole when it ends (-Oline), so the lanes do not mix.

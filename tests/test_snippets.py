@@ -119,7 +119,7 @@ def test_snippets_type_check(tmp_path: Path) -> None:
         name = f"snippet_{k:03d}.py"
         (tmp_path / name).write_text(s.code)
         names[name] = s.id
-    cache = ROOT / "out" / "mypy-snippets-cache"
+    cache = ROOT / ".mypy_cache"  # shared with make's stubtest run: the same library stubs
     result = subprocess.run(
         [
             sys.executable,
