@@ -63,7 +63,7 @@ lint-python: setup
 test-rust:
 	@$(QUIETLY) cargo-test-build "building the Rust tests (test profile)" cargo test --no-run
 	@echo "== cargo test"
-	@cargo test --quiet
+	@env -u MAKEFLAGS -u MFLAGS cargo test --quiet
 
 # Two pytest workers (pytest-xdist): the Python lane is the longer one, and the Rust lane's
 # core is free once cargo test is done.

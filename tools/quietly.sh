@@ -4,6 +4,9 @@
 #
 #     tools/quietly.sh NAME "LABEL" COMMAND [ARGS...]
 set -uo pipefail
+# Cargo would try make's jobserver, whose file descriptors make does not pass to a plain
+# recipe line (a warning, then cargo's own job count).
+unset MAKEFLAGS MFLAGS
 name=$1 label=$2
 shift 2
 mkdir -p out/logs
