@@ -27,7 +27,7 @@ MATURIN := "maturin>=1.7,<2"
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
 	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3 bench-training \
-	test-lane-rust test-lane-python
+	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps
 
 $(BIN)/python:
 	@$(QUIETLY) venv "creating $(VENV) and upgrading pip" \
@@ -54,6 +54,10 @@ lint-rust:
 		cargo clippy --all-targets --features python -- -D warnings
 
 lint-python: setup
+	@$(MAKE) --no-print-directory lint-python-steps
+
+# lint-python without the set-up it needs (make test orders them itself).
+lint-python-steps:
 	@$(QUIETLY) ruff "ruff check" $(BIN)/ruff check reinfors_gym tests bench examples tools
 	@$(QUIETLY) stubtest "mypy.stubtest reinfors_gym._core" \
 		$(BIN)/python -m mypy.stubtest reinfors_gym._core
@@ -71,15 +75,21 @@ test-python:
 	@echo "== pytest (2 workers)"
 	@$(BIN)/python -m pytest -q -n 2
 
-# Two lanes on two cores: Rust (fmt, clippy, cargo test) beside Python (set-up, ruff, stubtest,
-# pytest). Each step's output is printed whole when it ends (-Oline), so the lanes do not mix.
+# Two lanes on two cores: Rust (fmt, clippy, cargo test, then ruff and stubtest once the
+# set-up is done) beside Python (set-up, pytest), the longer one. One make schedules both, so the
+# set-up runs once. Each step's output is printed whole when it ends (-Oline): lanes do not mix.
 test:
-	@$(MAKE) --no-print-directory -j2 -Oline test-lane-rust test-lane-python
+	@$(MAKE) --no-print-directory -j2 -Oline test-lanes
 
-test-lane-rust: lint-rust
+test-lanes: test-lane-rust test-lane-python
+
+test-lane-rust: test-rust-linted setup
+	@$(MAKE) --no-print-directory lint-python-steps
+
+test-rust-linted: lint-rust
 	@$(MAKE) --no-print-directory test-rust
 
-test-lane-python: lint-python
+test-lane-python: setup
 	@$(MAKE) --no-print-directory test-python
 
 # Miri over the executor and the collector's buffer hand-off (the crate's thread-facing unsafe).
