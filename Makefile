@@ -149,21 +149,27 @@ test-integrations: test-integrations-sb3 test-integrations-rllib
 
 # PPO("CnnPolicy") rollout collection on make_sb3_vec_env(8) beside SubprocVecEnv(CarRacing-v3).
 bench-sb3: test-integrations-sb3
-	$(VENV_SB3)/bin/python bench/bench_sb3.py
+	@echo "== SB3 PPO rollouts: make_sb3_vec_env(8) beside SubprocVecEnv (bench/bench_sb3.py)"
+	@$(VENV_SB3)/bin/python bench/bench_sb3.py
 
 # The PPO recipe of docs/training.md end to end: the streaming collector beside AsyncVectorEnv.
 bench-training: test-integrations-sb3
-	$(VENV_SB3)/bin/python bench/bench_training.py --updates 6 --trials 3
+	@echo "== the PPO recipe end to end (bench/bench_training.py)"
+	@$(VENV_SB3)/bin/python bench/bench_training.py --updates 6 --trials 3
 
 bench: setup
-	$(BIN)/python bench/bench_single.py
+	@echo "== single env beside Gymnasium (bench/bench_single.py)"
+	@$(BIN)/python bench/bench_single.py
 
 # The full side-by-side suite (>= 100 seeds per family, full episodes; ~15 min on 2 cores),
 # then docs/parity.md from its results, then the criteria check.
 parity: setup
-	$(BIN)/python -m reinfors_gym.parity --seeds 100 --out out/parity/results.json
-	$(BIN)/python tools/gen_parity_doc.py out/parity/results.json docs/parity.md
-	$(BIN)/python -m pytest -q -m slow tests/parity
+	@echo "== the side-by-side suite, 100 seeds per family (progress bar below)"
+	@$(BIN)/python -m reinfors_gym.parity --seeds 100 --out out/parity/results.json
+	@echo "== docs/parity.md, docs/parity_summary.json and the figures quoted from them"
+	@$(BIN)/python tools/gen_parity_doc.py out/parity/results.json docs/parity.md
+	@echo "== the criteria check (tests/parity, -m slow)"
+	@$(BIN)/python -m pytest -q -m slow tests/parity
 
 # The documentation site: its own virtualenv with the toolchain pinned in docs/requirements.txt
 # (reinstalled when that file changes), so the test venv never sees mkdocs' dependencies.
