@@ -1,11 +1,16 @@
-# One-command gates, used by people and CI alike.
-#   make demo   set up, then drive the env with random actions (steps/s beside Gymnasium, PNG strip)
-#   make test   set up, then lint (Rust + Python) and run every test (cargo + pytest)
+# One-command gates, used by people and CI alike. Times are from this project's 2-core machine.
+#   make demo   set up, then drive the env along the track: steps/s beside Gymnasium, PNG strip
+#               (~2 min fresh, seconds once set up)
+#   make test   set up, then lint (Rust + Python) and run every test (cargo + pytest), the Rust
+#               and Python lanes side by side (-j2) (~5 min fresh, ~2 min once set up)
 #   make test-integrations   the SB3 / TorchRL / skrl / CleanRL and RLlib suites, each in its
 #               own virtualenv (.venv-sb3, .venv-rllib: RLlib pins gymnasium==1.2.2)
 # Set-up is a local virtualenv (.venv) with the extension built in release mode by maturin.
 # Beyond those: make docs / test-docs (the site, in a browser), make wheel / test-wheel (the
 # manylinux wheel, installed where no Rust is), make test-aarch64 (clippy and tests under qemu).
+#
+# Output is quiet: each step prints one "== ..." line and its time; a step's full output goes to
+# out/logs/ and is printed only when the step fails (tools/quietly.sh).
 
 PY ?= python3
 VENV ?= .venv
@@ -15,43 +20,77 @@ export PATH := $(BIN):$(PATH)
 # Headless pygame (Gymnasium's reference renderer and our human mode) in CI and terminals.
 export SDL_VIDEODRIVER ?= dummy
 export SDL_AUDIODRIVER ?= dummy
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+QUIETLY := tools/quietly.sh
+MATURIN := "maturin>=1.7,<2"
 
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
-	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3 bench-training
+	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3 bench-training \
+	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train
 
 $(BIN)/python:
-	$(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	@$(QUIETLY) venv "creating $(VENV) and upgrading pip" \
+		sh -c '$(PY) -m venv $(VENV) && $(BIN)/python -m pip install -q --upgrade pip'
 
 setup: $(BIN)/python
-	$(BIN)/python -m pip install -q "maturin>=1.7,<2"
-	$(BIN)/maturin develop --release --quiet --extras test
+	@$(QUIETLY) maturin "installing maturin" $(BIN)/python -m pip install -q $(MATURIN)
+	@$(QUIETLY) develop "building the extension (release) and installing the test extras" \
+		$(BIN)/maturin develop --release --quiet --extras test
 
 build: $(BIN)/python
-	$(BIN)/maturin develop --release --quiet
+	@$(QUIETLY) develop "building the extension (release)" $(BIN)/maturin develop --release --quiet
 
 demo: setup
-	$(BIN)/python examples/random_drive.py
+	@echo "== driving the env (examples/random_drive.py)"
+	@$(BIN)/python examples/random_drive.py
 
 lint: lint-rust lint-python
 
 lint-rust:
-	cargo fmt --all -- --check
-	cargo clippy --all-targets -- -D warnings
-	cargo clippy --all-targets --features python -- -D warnings
+	@$(QUIETLY) fmt "cargo fmt --check" cargo fmt --all -- --check
+	@$(QUIETLY) clippy "cargo clippy --all-targets" cargo clippy --all-targets -- -D warnings
+	@$(QUIETLY) clippy-python "cargo clippy --all-targets --features python" \
+		cargo clippy --all-targets --features python -- -D warnings
 
-lint-python:
-	$(BIN)/ruff check reinfors_gym tests bench examples tools
-	$(BIN)/python -m mypy.stubtest reinfors_gym._core
+lint-python: setup
+	@$(MAKE) --no-print-directory lint-python-steps
 
+# lint-python without the set-up it needs (make test orders them itself).
+lint-python-steps:
+	@$(QUIETLY) ruff "ruff check" $(BIN)/ruff check reinfors_gym tests bench examples tools
+	@$(QUIETLY) stubtest "mypy.stubtest reinfors_gym._core" \
+		$(BIN)/python -m mypy.stubtest reinfors_gym._core
+
+# Cargo's `test` profile (Cargo.toml): optimized, without release's fat LTO, so the tests do not
+# rebuild the crate the slow way beside maturin's release build.
 test-rust:
-	cargo test --release
+	@$(QUIETLY) cargo-test-build "building the Rust tests (test profile)" cargo test --no-run
+	@echo "== cargo test"
+	@env -u MAKEFLAGS -u MFLAGS cargo test --quiet
 
+# Two pytest workers (pytest-xdist): the Python lane is the longer one, and the Rust lane's
+# core is free once cargo test is done.
 test-python:
-	$(BIN)/python -m pytest -q
+	@echo "== pytest (2 workers)"
+	@$(BIN)/python -m pytest -q -n 2
 
-test: setup lint test-rust test-python
+# Two lanes on two cores: Rust (fmt, clippy, cargo test, then ruff and stubtest once the
+# set-up is done) beside Python (set-up, pytest), the longer one. One make schedules both, so the
+# set-up runs once. Each step's output is printed whole when it ends (-Oline): lanes do not mix.
+test:
+	@$(MAKE) --no-print-directory -j2 -Oline test-lanes
+
+test-lanes: test-lane-rust test-lane-python
+
+test-lane-rust: test-rust-linted setup
+	@$(MAKE) --no-print-directory lint-python-steps
+
+test-rust-linted: lint-rust
+	@$(MAKE) --no-print-directory test-rust
+
+test-lane-python: setup
+	@$(MAKE) --no-print-directory test-python
 
 # Miri over the executor and the collector's buffer hand-off (the crate's thread-facing unsafe).
 # The single-threaded hand-off runs with the aliasing model on. The tests that start rayon
@@ -60,10 +99,13 @@ test: setup lint test-rust test-python
 # uninitialized reads, out-of-bounds) stays on, over several thread schedules.
 MIRI_THREADED_FLAGS := -Zmiri-disable-isolation -Zmiri-ignore-leaks -Zmiri-disable-stacked-borrows -Zmiri-permissive-provenance -Zmiri-many-seeds=0..2
 miri:
-	rustup toolchain install nightly --profile minimal --component miri,rust-src
-	cargo +nightly miri setup
-	MIRIFLAGS="-Zmiri-strict-provenance" cargo +nightly miri test --lib -- append::tests::single_thread
-	MIRIFLAGS="$(MIRI_THREADED_FLAGS)" cargo +nightly miri test --lib -- executor:: append::
+	@$(QUIETLY) miri-toolchain "installing the nightly toolchain with Miri" \
+		rustup toolchain install nightly --profile minimal --component miri,rust-src
+	@$(QUIETLY) miri-setup "cargo miri setup" cargo +nightly miri setup
+	@echo "== Miri: the single-threaded hand-off, aliasing model on"
+	@MIRIFLAGS="-Zmiri-strict-provenance" cargo +nightly miri test -q --lib -- append::tests::single_thread
+	@echo "== Miri: the executor and the threaded hand-off"
+	@MIRIFLAGS="$(MIRI_THREADED_FLAGS)" cargo +nightly miri test -q --lib -- executor:: append::
 
 # The integration suites. Each virtualenv is (re)created when its requirements file changes;
 # the package goes in with `maturin develop` (an editable install reusing setup's Rust build).
@@ -75,12 +117,12 @@ INTEGRATION_PYTEST := -m pytest -c tests/integrations/pytest.ini -q
 
 # $(1): the virtualenv, $(2): its requirements file (torch first, so TORCH_PIP_ARGS apply).
 define make_venv
-	rm -rf $(1)
-	$(PY) -m venv $(1)
-	$(1)/bin/python -m pip install -q --upgrade pip
-	$(1)/bin/python -m pip install -q $(TORCH_PIP_ARGS) "$$(grep -E '^torch==' $(2))"
-	$(1)/bin/python -m pip install -q -r $(2)
-	touch $(1)/.requirements-installed
+	@rm -rf $(1)
+	@$(QUIETLY) $(patsubst .%,%,$(notdir $(1))) "creating $(1) from $(2)" sh -c '$(PY) -m venv $(1) && \
+		$(1)/bin/python -m pip install -q --upgrade pip && \
+		$(1)/bin/python -m pip install -q $(TORCH_PIP_ARGS) "$$(grep -E "^torch==" $(2))" && \
+		$(1)/bin/python -m pip install -q -r $(2)'
+	@touch $(1)/.requirements-installed
 endef
 
 $(VENV_SB3)/.requirements-installed: tests/integrations/requirements-sb3.txt
@@ -90,34 +132,65 @@ $(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt
 	$(call make_venv,$(VENV_RLLIB),$<)
 
 test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
-	VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(BIN)/maturin develop --release --quiet
-	$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_sb3.py \
+	@VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(QUIETLY) develop-sb3 "installing the package into $(VENV_SB3)" \
+		$(BIN)/maturin develop --release --quiet
+	@echo "== the SB3, TorchRL, CleanRL/skrl and evaluation suites"
+	@$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_sb3.py \
 		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py \
-		tests/integrations/test_evaluate.py
+		tests/integrations/test_evaluate.py tests/integrations/test_help.py \
+		tests/integrations/test_train.py
 
 test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
-	VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(BIN)/maturin develop --release --quiet
-	$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py
+	@VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(QUIETLY) develop-rllib \
+		"installing the package into $(VENV_RLLIB)" $(BIN)/maturin develop --release --quiet
+	@echo "== the RLlib suite"
+	@$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py
 
 test-integrations: test-integrations-sb3 test-integrations-rllib
 
+# One command, from scratch: `make train SEED=1 OUT=out/train-1` runs examples/train.py's recipe
+# (its defaults; TRAIN_ARGS adds options), exports OUT/policy.pt2, evaluates it on Gymnasium's
+# CarRacing-v3 and on ours and writes OUT/run.json. Its virtualenv (.venv-train) is (re)created
+# when examples/requirements-train.txt changes. PyPI's default Linux torch wheel pulls ~5 GB of
+# CUDA libraries; a CPU-only machine avoids them with
+#   make train TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+SEED ?= 1
+OUT ?= out/train-$(SEED)
+TRAIN_ARGS ?=
+VENV_TRAIN ?= .venv-train
+
+$(VENV_TRAIN)/.requirements-installed: examples/requirements-train.txt
+	$(call make_venv,$(VENV_TRAIN),$<)
+
+train: setup $(VENV_TRAIN)/.requirements-installed
+	@VIRTUAL_ENV=$(abspath $(VENV_TRAIN)) $(QUIETLY) develop-train \
+		"installing the package into $(VENV_TRAIN)" $(BIN)/maturin develop --release --quiet
+	@echo "== training (examples/train.py --seed $(SEED) --out $(OUT))"
+	@$(VENV_TRAIN)/bin/python examples/train.py --seed $(SEED) --out $(OUT) $(TRAIN_ARGS)
+
 # PPO("CnnPolicy") rollout collection on make_sb3_vec_env(8) beside SubprocVecEnv(CarRacing-v3).
 bench-sb3: test-integrations-sb3
-	$(VENV_SB3)/bin/python bench/bench_sb3.py
+	@echo "== SB3 PPO rollouts: make_sb3_vec_env(8) beside SubprocVecEnv (bench/bench_sb3.py)"
+	@$(VENV_SB3)/bin/python bench/bench_sb3.py
 
 # The PPO recipe of docs/training.md end to end: the streaming collector beside AsyncVectorEnv.
 bench-training: test-integrations-sb3
-	$(VENV_SB3)/bin/python bench/bench_training.py --updates 6 --trials 3
+	@echo "== the PPO recipe end to end (bench/bench_training.py)"
+	@$(VENV_SB3)/bin/python bench/bench_training.py --updates 6 --trials 3
 
 bench: setup
-	$(BIN)/python bench/bench_single.py
+	@echo "== single env beside Gymnasium (bench/bench_single.py)"
+	@$(BIN)/python bench/bench_single.py
 
 # The full side-by-side suite (>= 100 seeds per family, full episodes; ~15 min on 2 cores),
 # then docs/parity.md from its results, then the criteria check.
 parity: setup
-	$(BIN)/python -m reinfors_gym.parity --seeds 100 --out out/parity/results.json
-	$(BIN)/python tools/gen_parity_doc.py out/parity/results.json docs/parity.md
-	$(BIN)/python -m pytest -q -m slow tests/parity
+	@echo "== the side-by-side suite, 100 seeds per family (progress bar below)"
+	@$(BIN)/python -m reinfors_gym.parity --seeds 100 --out out/parity/results.json
+	@echo "== docs/parity.md, docs/parity_summary.json and the figures quoted from them"
+	@$(BIN)/python tools/gen_parity_doc.py out/parity/results.json docs/parity.md
+	@echo "== the criteria check (tests/parity, -m slow)"
+	@$(BIN)/python -m pytest -q -m slow tests/parity
 
 # The documentation site: its own virtualenv with the toolchain pinned in docs/requirements.txt
 # (reinstalled when that file changes), so the test venv never sees mkdocs' dependencies.
@@ -125,34 +198,39 @@ DOCS_VENV ?= .venv-docs
 DOCS_BIN := $(abspath $(DOCS_VENV))/bin
 
 $(DOCS_BIN)/.installed: docs/requirements.txt
-	$(PY) -m venv $(DOCS_VENV)
-	$(DOCS_BIN)/python -m pip install -q --upgrade pip
-	$(DOCS_BIN)/python -m pip install -q -r docs/requirements.txt
-	touch $@
+	@$(QUIETLY) docs-venv "creating $(DOCS_VENV) from docs/requirements.txt" sh -c \
+		'$(PY) -m venv $(DOCS_VENV) && $(DOCS_BIN)/python -m pip install -q --upgrade pip && \
+		$(DOCS_BIN)/python -m pip install -q -r docs/requirements.txt'
+	@touch $@
 
 # --strict: a broken link, a missing page in the nav or a docstring griffe cannot read fails.
 docs: $(DOCS_BIN)/.installed
-	NO_MKDOCS_2_WARNING=1 $(DOCS_BIN)/mkdocs build --strict
+	@NO_MKDOCS_2_WARNING=1 $(QUIETLY) mkdocs "mkdocs build --strict (into site/)" \
+		$(DOCS_BIN)/mkdocs build --strict
 
 # Every page in headless Chromium (Debian's chromium and chromium-driver; .ci/run installs them).
 test-docs: docs
-	$(DOCS_BIN)/python -m pytest -q -p no:cacheprovider tests/docs
+	@echo "== every page in headless Chromium (tests/docs)"
+	@$(DOCS_BIN)/python -m pytest -q -p no:cacheprovider tests/docs
 
 # An abi3 wheel linked by zig against glibc 2.17 (manylinux2014), and the sdist. Pinned tools:
 # ziglang is the zig that maturin --zig links with; auditwheel names the policy.
 WHEEL_TOOLS := "ziglang==0.17.0" "auditwheel==6.8.2"
 
 wheel: $(BIN)/python
-	$(BIN)/python -m pip install -q "maturin>=1.7,<2" $(WHEEL_TOOLS)
-	rm -rf dist
-	$(BIN)/maturin build --release --zig --compatibility manylinux2014 --out dist
-	$(BIN)/maturin sdist --out dist
-	$(BIN)/auditwheel show dist/*.whl
+	@$(QUIETLY) wheel-tools "installing maturin, zig and auditwheel" \
+		$(BIN)/python -m pip install -q $(MATURIN) $(WHEEL_TOOLS)
+	@rm -rf dist
+	@$(QUIETLY) wheel "building the manylinux2014 wheel (release, zig)" \
+		$(BIN)/maturin build --release --quiet --zig --compatibility manylinux2014 --out dist
+	@$(QUIETLY) sdist "building the sdist" $(BIN)/maturin sdist --quiet --out dist
+	@$(BIN)/auditwheel show dist/*.whl
 
 # Tags, policy and sdist checked; the wheel installed into fresh venvs (newest and oldest allowed
 # dependencies) with no cargo/rustc on PATH, and smoke-tested there.
 test-wheel: wheel
-	$(BIN)/python tools/check_wheel.py
+	@echo "== installing the wheel where no Rust is, and smoke-testing it (tools/check_wheel.py)"
+	@$(BIN)/python tools/check_wheel.py
 
 # aarch64 Linux cross-built, linted and tested under qemu-user. The linker and runner are set
 # here, not in a .cargo/config, so x86-64 builds are untouched. Needs Debian's qemu-user,
@@ -165,12 +243,18 @@ test-aarch64:
 	@command -v qemu-aarch64 >/dev/null && command -v aarch64-linux-gnu-gcc >/dev/null || \
 		{ echo "test-aarch64 needs: apt-get install -y qemu-user gcc-aarch64-linux-gnu" \
 		"libc6-dev-arm64-cross"; exit 1; }
-	rustup target add $(AARCH64)
-	cargo clippy --target $(AARCH64) --all-targets -- -D warnings
-	cargo clippy --target $(AARCH64) --all-targets --features python -- -D warnings
-	$(AARCH64_ENV) cargo test --release --target $(AARCH64)
+	@$(QUIETLY) aarch64-target "rustup target add $(AARCH64)" rustup target add $(AARCH64)
+	@$(QUIETLY) aarch64-clippy "cargo clippy --target $(AARCH64)" \
+		cargo clippy --target $(AARCH64) --all-targets -- -D warnings
+	@$(QUIETLY) aarch64-clippy-python "cargo clippy --target $(AARCH64) --features python" \
+		cargo clippy --target $(AARCH64) --all-targets --features python -- -D warnings
+	@$(QUIETLY) aarch64-build "building the Rust tests for $(AARCH64) (test profile)" \
+		cargo test --no-run --target $(AARCH64)
+	@echo "== cargo test under qemu-aarch64"
+	@$(AARCH64_ENV) cargo test -q --target $(AARCH64)
 	@echo "== frame hashes on $(AARCH64) against the x86-64 record:"
-	$(AARCH64_ENV) cargo test -q --release --target $(AARCH64) --test frame_hash -- --nocapture
+	@$(AARCH64_ENV) cargo test -q --target $(AARCH64) --test frame_hash -- --nocapture
 
 clean:
-	rm -rf $(VENV) $(DOCS_VENV) $(VENV_SB3) $(VENV_RLLIB) .venv-wheel-test target site dist
+	rm -rf $(VENV) $(DOCS_VENV) $(VENV_SB3) $(VENV_RLLIB) $(VENV_TRAIN) .venv-wheel-test target \
+		site dist

@@ -280,11 +280,13 @@ def interval95(values: list[float]) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--env", choices=sorted(ENV_IDS), required=True)
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument("--env", choices=sorted(ENV_IDS), required=True, help="the env to run on")
     p.add_argument("--checkpoint", required=True, help="a .pt2 file (save_checkpoint)")
     p.add_argument("--seeds", default="0-99", help="A-B inclusive, or a comma list")
-    p.add_argument("--sample", action="store_true", help="sample actions (default: the mean)")
+    p.add_argument("--sample", action="store_true", help="sample actions instead of the mean")
     p.add_argument("--sample-seed", type=int, default=0, help="seed of --sample's draws")
     p.add_argument("--json", action="store_true", help="end with one JSON line of results")
     p.add_argument("--video", help="also write the first seed's episode to this mp4 file")

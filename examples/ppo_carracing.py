@@ -65,11 +65,13 @@ def add_ppo_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> N
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--total-steps", type=int, default=300_000, help="env steps in all")
     add_ppo_arguments(p)
     p.add_argument("--init-log-std", type=float, default=-0.5, help="initial Gaussian log std")
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=int, default=1, help="seeds the games and torch")
     p.add_argument("--out", type=Path, default=Path("out/ppo_carracing"), help="output folder")
     # The observation options, native in the collector and reproduced on Gymnasium's own env by
     # examples/evaluate.py (its wrappers give the same frames).

@@ -20,10 +20,14 @@ terminated ones cut the return at zero.
 from __future__ import annotations
 
 import argparse
+import ast
 import csv
 import dataclasses
+import inspect
+import itertools
 import random
 import sys
+import textwrap
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,16 +93,39 @@ class Args:
     """stop the update epochs early past this approximate KL (None: never)"""
 
 
+def field_docs(cls: type) -> dict[str, str]:
+    """The docstring under each field of a dataclass, by field name."""
+    cls_def = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
+    assert isinstance(cls_def, ast.ClassDef)
+    docs = {}
+    for node, doc in itertools.pairwise(cls_def.body):
+        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            if isinstance(doc, ast.Expr) and isinstance(doc.value, ast.Constant):
+                docs[node.target.id] = str(doc.value.value)
+    return docs
+
+
 def parse_args() -> Args:
-    """One `--flag-name` per field of `Args` (booleans also accept `--no-flag-name`)."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    """One `--flag-name` per field of `Args` (booleans also accept `--no-flag-name`), its
+    docstring as the help text, with the default."""
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    docs = field_docs(Args)
     for field in dataclasses.fields(Args):
         flag = "--" + field.name.replace("_", "-")
+        help_text = docs.get(field.name, field.name.replace("_", " "))
         if field.type == "bool":
-            parser.add_argument(flag, action=argparse.BooleanOptionalAction, default=field.default)
+            parser.add_argument(
+                flag,
+                action=argparse.BooleanOptionalAction,
+                default=field.default,
+                help=help_text,
+            )
         else:
             kind = {"int": int, "float": float}.get(field.type.split(" |")[0], str)
-            parser.add_argument(flag, type=kind, default=field.default)
+            parser.add_argument(flag, type=kind, default=field.default, help=help_text)
     return Args(**vars(parser.parse_args()))
 
 

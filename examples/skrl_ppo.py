@@ -74,12 +74,14 @@ class Value(DeterministicMixin, Model):
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--num-envs", type=int, default=8)
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    parser.add_argument("--num-envs", type=int, default=8, help="sub-envs in the vector env")
     parser.add_argument("--timesteps", type=int, default=100_000, help="vector steps")
     parser.add_argument("--rollouts", type=int, default=64, help="vector steps per update")
     parser.add_argument("--obs-size", type=int, default=64, help="square frame side")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="seeds the envs and skrl")
     args = parser.parse_args(argv)
 
     set_seed(args.seed)  # torch's seed, and the seed of skrl's first env reset

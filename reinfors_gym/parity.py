@@ -356,13 +356,28 @@ def evaluate(records: list[dict[str, Any]]) -> list[Criterion]:
 def main(argv: list[str] | None = None, progress: Callable[[str], None] = print) -> None:
     """Runs the suite, writes the results and prints the criteria. A progress bar (episodes
     done, time left) is drawn while it runs, on a terminal only."""
-    parser = argparse.ArgumentParser(description="Side-by-side parity with Gymnasium's CarRacing")
+    parser = argparse.ArgumentParser(
+        prog="python -m reinfors_gym.parity",
+        description="Side-by-side parity with Gymnasium's CarRacing",
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
     parser.add_argument("--seeds", type=int, default=100, help="seeds per family (0..N-1)")
-    parser.add_argument("--families", nargs="*", default=list(FAMILIES), choices=FAMILIES)
-    parser.add_argument("--max-steps", type=int, default=1000)
-    parser.add_argument("--frame-every", type=int, default=4)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--out", type=Path, default=Path("out/parity/results.json"))
+    parser.add_argument(
+        "--families", nargs="*", default=list(FAMILIES), choices=FAMILIES, help="action families"
+    )
+    parser.add_argument("--max-steps", type=int, default=1000, help="steps per episode at most")
+    parser.add_argument(
+        "--frame-every", type=int, default=4, help="compare the 96x96 frames every N steps"
+    )
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="processes (default: the cores here, %(default)s)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=Path("out/parity/results.json"), help="results JSON"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
     records = []

@@ -5,7 +5,9 @@
 Tables with ratios (ours vs each anchor), machine provenance, the commands to reproduce, and the
 conditions of each comparison. The 'Where the time goes' section of an existing page is kept.
 Charts are linked from `img/` beside the page when they exist there; the soak's memory table
-comes from bench/soak_results.json (bench/soak.py) when it exists.
+comes from bench/soak_results.json (bench/soak.py) when it exists. Writing docs/benchmarks.md
+also refreshes the figures README.md and the other pages quote from the same JSON
+(tools/gen_figures.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+
+from gen_figures import BENCH
+from gen_figures import main as gen_figures
 
 from reinfors_gym.benchmarks.harness import load
 from reinfors_gym.benchmarks.report import CHARTS, existing_time_goes, markdown
@@ -41,6 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
     print(f"wrote {args.out}")
+    if args.json.resolve() == BENCH:
+        gen_figures([])
 
 
 if __name__ == "__main__":

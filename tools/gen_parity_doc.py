@@ -1,6 +1,10 @@
 """Writes docs/parity.md from the parity suite's results (out/parity/results.json).
 
 python tools/gen_parity_doc.py [results.json] [docs/parity.md]
+
+Beside the page it writes parity_summary.json (the figures other pages quote: the frame
+difference and the number of compared frames), then refreshes those quotes
+(tools/gen_figures.py).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+from gen_figures import main as gen_figures
 
 from reinfors_gym.parity import FAMILIES, POSITION_WINDOW, evaluate
 
@@ -121,6 +126,23 @@ def main() -> None:
     dst.parent.mkdir(parents=True, exist_ok=True)
     dst.write_text("\n".join(lines) + "\n")
     print(f"wrote {dst}")
+    mads = np.asarray([m for r in recs for m in r["frame_mad_agreeing"]], dtype=np.float64)
+    summary = {
+        "source": f"tools/gen_parity_doc.py from {src.name} (--seeds {meta['seeds']})",
+        "episodes": len(recs),
+        "frames_compared": int(mads.size),
+        # Mean absolute frame difference (0-255) over the frames compared while states agreed.
+        "frame_mad_agreeing": {
+            "min": float(mads.min()),
+            "median": float(np.median(mads)),
+            "max": float(mads.max()),
+        },
+    }
+    summary_path = dst.with_name("parity_summary.json")
+    summary_path.write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"wrote {summary_path}")
+    if dst.parent.resolve() == (Path(__file__).resolve().parent.parent / "docs"):
+        gen_figures([])
 
 
 if __name__ == "__main__":

@@ -121,8 +121,11 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
     except ImportError:
         return [], "matplotlib is not installed: charts skipped (pip install matplotlib)"
+    # Rates with thousands separators ("36,000"): bare digits run into each other on an axis.
+    thousands = FuncFormatter(lambda v, _pos: f"{v:,.0f}")
     img_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     machine = doc["machine"]
@@ -168,6 +171,10 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         if max(medians) > 20 * min(medians):
             ax.set_yscale("log")  # anchors an order of magnitude apart stay readable
             ax.set_ylabel("env steps/s (log scale)")
+            # Labels at 1, 2 and 5 per decade: a decade or two would show only two.
+            ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+            ax.yaxis.set_major_formatter(thousands)
+            ax.yaxis.set_minor_formatter(NullFormatter())
         else:
             ax.set_ylim(bottom=0)
         ax.set_title(f"Throughput vs threads, {n} envs\n{subtitle}", fontsize=10)
@@ -213,8 +220,13 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         lo = [m - r["stats"]["steps_per_s"]["min"] for m, r in zip(med, rows, strict=True)]
         hi = [r["stats"]["steps_per_s"]["max"] - m for m, r in zip(med, rows, strict=True)]
         colors = ["tab:blue" if r["family"] == "ours" else "tab:gray" for r in rows]
-        ax.barh([r["label"] for r in rows], med, xerr=[lo, hi], color=colors, capsize=3)
+        bars = ax.barh([r["label"] for r in rows], med, xerr=[lo, hi], color=colors, capsize=3)
+        # Each median written beside its bar: the anchors' bars are too short to read off.
+        ax.bar_label(bars, labels=[f"{m:,.0f}" for m in med], padding=6, fontsize=8)
         ax.invert_yaxis()
+        ax.xaxis.set_major_locator(MaxNLocator(5))
+        ax.xaxis.set_major_formatter(thousands)
+        ax.set_xlim(right=max(med) * 1.2)  # room for the largest bar's label
         ax.set_xlabel("env steps/s (single thread)")
         ax.set_title(f"Single env, single thread\n{subtitle}", fontsize=10)
         ax.grid(axis="x", alpha=0.3)

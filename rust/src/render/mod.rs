@@ -5,7 +5,8 @@
 //! - [`transform`]: affine maps from a scene's space to canvas pixels (rotate, scale, flip).
 //! - [`raster`]: signed-area accumulation of polygon layers at the output resolution.
 //! - [`f32x4`]: four float lanes (one pixel or cell) per SSE operation, bit-identical to scalar.
-//! - [`canvas`]: the drawing API (layers, rects, strokes, grey images) and quantization.
+//! - [`canvas`]: the drawing API (layers, rects, strokes, grey images), row-by-row
+//!   compositing and quantization (one submodule each).
 //! - [`font`] (with generated [`font_data`]): the score digits of pygame's default font.
 
 pub mod canvas;
