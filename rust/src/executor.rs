@@ -48,6 +48,9 @@ struct Helpers {
     /// Counts batches: a helper that stays awake after a batch polls it for the next one.
     batches: Arc<AtomicU64>,
     pacer: Pacer,
+    /// Whether helpers take work handed out in the background (`spawn_paced`), timed apart
+    /// from the batches: a cycle there is the caller's whole loop around one hand-out.
+    background_pacer: Pacer,
 }
 
 impl std::fmt::Debug for Executor {
@@ -86,6 +89,7 @@ impl Executor {
                 threads: handles.into_inner().unwrap_or_else(|p| p.into_inner()),
                 batches: Arc::new(AtomicU64::new(0)),
                 pacer: Pacer::default(),
+                background_pacer: Pacer::default(),
             })
         } else {
             None
@@ -108,17 +112,26 @@ impl Executor {
         self.threads = 1;
     }
 
-    /// Runs `task` once on every helper thread in the background and returns at once (nothing
-    /// runs when the caller works alone). For work that outlives the call: `task` must catch
-    /// its own panics (an uncaught one aborts the process) and must not wait for the caller.
-    /// Returns how many helpers were given the task.
-    pub fn spawn_on_helpers(&self, task: impl Fn() + Send + Sync + 'static) -> usize {
-        let Some(h) = &self.helpers else {
-            return 0;
+    /// Hands `task` to every helper thread to run in the background, and returns at once,
+    /// when that pays: the pacer times the caller's cycles from one hand-out to the next with
+    /// and without helpers and keeps the faster. Without them (or with no helpers at all) the
+    /// caller is expected to do the work itself later (e.g. while it waits for results). A
+    /// multithreaded policy that holds every core between hand-outs is the case where helpers
+    /// working beside it slow the loop down. Returns whether the helpers were given the task.
+    ///
+    /// `task` must catch its own panics (an uncaught one aborts the process) and must not wait
+    /// for the caller.
+    pub fn spawn_paced(&mut self, task: impl Fn() + Send + Sync + 'static) -> bool {
+        let Some(h) = &mut self.helpers else {
+            return false;
         };
-        h.batches.fetch_add(1, Ordering::Release); // a helper still polling stops and takes it
-        h.pool.spawn_broadcast(move |_| task());
-        self.threads - 1
+        let together = h.background_pacer.begin(Instant::now()).mode == Mode::Together;
+        if together {
+            h.batches.fetch_add(1, Ordering::Release); // a helper still polling stops and takes it
+            h.pool.spawn_broadcast(move |_| task());
+        }
+        h.background_pacer.end(Instant::now(), None);
+        together
     }
 
     /// Runs `work` on every job, each exactly once, and returns when all have finished. Jobs
@@ -333,6 +346,19 @@ mod tests {
     use super::*;
     use std::collections::HashSet;
     use std::time::Duration;
+
+    #[test]
+    fn paced_hand_outs_run_on_helpers_or_are_left_to_the_caller() {
+        let mut alone = Executor::new(1).unwrap();
+        assert!(!alone.spawn_paced(|| unreachable!("no helper to run it")));
+        let mut ex = Executor::new(2).unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
+        // With no timing yet the pacer tries helpers first.
+        assert!(ex.spawn_paced(move || tx.lock().unwrap().send(()).unwrap()));
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("the helper ran the task");
+    }
 
     #[test]
     fn runs_every_job_exactly_once() {

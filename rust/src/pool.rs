@@ -707,8 +707,9 @@ impl Pool {
     fn dispatch(&mut self, jobs: impl Iterator<Item = (usize, Job)>) {
         self.shared.flight.queue(jobs);
         let shared = Arc::clone(&self.shared);
-        // Each helper takes jobs until none is left; the caller takes the rest in `recv`.
-        self.executor.spawn_on_helpers(move || shared.work_off());
+        // Each helper (when they pay, see `spawn_paced`) takes jobs until none is left; the
+        // caller takes the rest in `recv`.
+        self.executor.spawn_paced(move || shared.work_off());
     }
 
     /// EnvPool's `recv`: waits until `count` sub-envs sent earlier are done, writes their
