@@ -39,11 +39,14 @@ HIGH = np.array([1.0, 1.0, 1.0], np.float32)
 def policy_alone(act, envs: int, iters: int) -> dict[str, float]:
     obs = np.random.default_rng(0).integers(0, 256, (envs, 96, 96, 3), dtype=np.uint8)
     times = []
+    cpu, wall = time.process_time(), time.perf_counter()
     for _ in range(iters):
         t = time.perf_counter()
         act(obs)
         times.append(time.perf_counter() - t)
-    return {"policy_ms": 1e3 * statistics.median(times)}
+    # Cores of CPU time the policy keeps busy (PyTorch's OpenMP workers spin between kernels).
+    cores_busy = (time.process_time() - cpu) / (time.perf_counter() - wall)
+    return {"policy_ms": 1e3 * statistics.median(times), "cores_busy": cores_busy}
 
 
 def env_alone(envs: int, iters: int) -> dict[str, float]:
@@ -181,7 +184,8 @@ def main() -> None:
         / med["step_async, 64 envs"]["step_ms"],
         "loops": med,
     }
-    print(f"\npolicy alone {t_policy:.3f} ms/batch ({ceiling:,.0f} steps/s), env alone "
+    print(f"\npolicy alone {t_policy:.3f} ms/batch ({ceiling:,.0f} steps/s, "
+          f"{med['policy alone']['cores_busy']:.2f} cores busy), env alone "
           f"{t_step:.3f} ms/step: serial bound {summary['serial_bound']:.3f}")
     for name in ("sync loop", "async loop"):
         m = med[name]

@@ -41,10 +41,13 @@ def numbers_in(text: str) -> list[str]:
 
 
 def distinctive(token: str) -> bool:
-    """A ratio, a range or a number of three or more significant digits: "0.6" or "2" alone
-    could be anything, "0.79×", "0.023–0.6" or "36,142" is a quoted measurement."""
+    """A ratio, a range, a decimal of three or more significant digits or an integer of four or
+    more: "0.6", "2" or "203" alone could be anything (a three-digit count in another page's own
+    table), "0.79×", "0.023–0.6", "0.556" or "36,142" is a quoted measurement."""
     digits = re.sub(r"\D", "", token).lstrip("0")
-    return token.endswith("×") or "–" in token or len(digits) >= 3
+    if token.endswith("×") or "–" in token:
+        return True
+    return len(digits) >= (3 if "." in token else 4)
 
 
 def figures() -> dict[str, str]:
@@ -86,7 +89,9 @@ def test_regions_follow_the_measurement_file(tmp_path: Path) -> None:
 
 def test_no_figure_is_copied_by_hand() -> None:
     numbers = measured_numbers()
-    assert {"0.79×", "166×", "36,142"} <= set(numbers)
+    # The check sees the figures: e.g. the single-env rate the README quotes.
+    bench = gen_figures.Bench(json.loads(gen_figures.BENCH.read_text()))
+    assert f"{bench.median(gen_figures.GYM):,.0f}" in numbers
     copies = []
     for page in gen_figures.PAGES:
         if page in OWN_NUMBERS:

@@ -256,7 +256,7 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         ax.tick_params(axis="y", labelsize=7)
         ax.set_xlabel("env steps/s, a Nature-CNN policy between steps")
         n = rows[0]["params"]["num_envs"]
-        ax.set_title(f"Policy in the loop, {n} envs\n{subtitle}", fontsize=10)
+        ax.set_title(f"Policy in the loop, batches of {n} envs\n{subtitle}", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         fig.tight_layout()
         written.append(img_dir / CHARTS["policy"])
