@@ -223,7 +223,7 @@ wheel: $(BIN)/python
 	@rm -rf dist
 	@$(QUIETLY) wheel "building the manylinux2014 wheel (release, zig)" \
 		$(BIN)/maturin build --release --quiet --zig --compatibility manylinux2014 --out dist
-	@$(QUIETLY) sdist "building the sdist" $(BIN)/maturin sdist --quiet --out dist
+	@$(QUIETLY) sdist "building the sdist" $(BIN)/maturin sdist --out dist
 	@$(BIN)/auditwheel show dist/*.whl
 
 # Tags, policy and sdist checked; the wheel installed into fresh venvs (newest and oldest allowed
