@@ -34,7 +34,7 @@ SDIST_NEEDS = (
     "Cargo.toml",
     "Cargo.lock",
     "rust/src/lib.rs",
-    "rust/src/py.rs",
+    "rust/src/py/mod.rs",
     "reinfors_gym/__init__.py",
     "reinfors_gym/_core.pyi",
     "reinfors_gym/py.typed",

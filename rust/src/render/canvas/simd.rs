@@ -2,6 +2,7 @@
 //! rule ([`Quantizer::apply`]) for every input it is documented to take; the tests in
 //! `quantize.rs` compare them value for value.
 
+#[cfg(target_arch = "x86_64")]
 use super::quantize::quantize_row_baseline;
 use super::Quantizer;
 
