@@ -249,7 +249,7 @@ test-aarch64:
 	@$(QUIETLY) aarch64-clippy-python "cargo clippy --target $(AARCH64) --features python" \
 		cargo clippy --target $(AARCH64) --all-targets --features python -- -D warnings
 	@$(QUIETLY) aarch64-build "building the Rust tests for $(AARCH64) (test profile)" \
-		cargo test --no-run --target $(AARCH64)
+		env $(AARCH64_ENV) cargo test --no-run --target $(AARCH64)
 	@echo "== cargo test under qemu-aarch64"
 	@$(AARCH64_ENV) cargo test -q --target $(AARCH64)
 	@echo "== frame hashes on $(AARCH64) against the x86-64 record:"
