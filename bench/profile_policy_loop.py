@@ -64,30 +64,42 @@ def env_alone(envs: int, iters: int) -> dict[str, float]:
     return {"step_ms": 1e3 * statistics.median(times)}
 
 
+class Phases:
+    """Wall time per named phase of each iteration (medians, in ms) and the loop's rate."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = {}
+        self.mark = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.times.setdefault(f"{name}_ms", []).append(now - self.mark)
+        self.mark = now
+
+    def summary(self, iters: int, envs: int, total: float) -> dict[str, float]:
+        out = {k: 1e3 * statistics.median(v) for k, v in self.times.items()}
+        out["steps_per_s"] = iters * envs / total
+        out["iteration_ms"] = 1e3 * total / iters
+        return out
+
+
 def sync_loop(act, envs: int, iters: int) -> dict[str, float]:
     import reinfors_gym
 
     env = reinfors_gym.CarRacingVectorEnv(envs)
     obs, _ = env.reset(seed=0)
-    phases: dict[str, list[float]] = {"policy_ms": [], "clip_ms": [], "step_ms": []}
     start = time.perf_counter()
+    phases = Phases()
     for _ in range(iters):
-        t0 = time.perf_counter()
         actions = act(obs)
-        t1 = time.perf_counter()
+        phases.lap("policy")
         actions = np.clip(actions, LOW, HIGH)
-        t2 = time.perf_counter()
+        phases.lap("clip")
         obs, *_ = env.step(actions)
-        t3 = time.perf_counter()
-        phases["policy_ms"].append(t1 - t0)
-        phases["clip_ms"].append(t2 - t1)
-        phases["step_ms"].append(t3 - t2)
+        phases.lap("step")
     total = time.perf_counter() - start
     env.close()
-    out = {k: 1e3 * statistics.median(v) for k, v in phases.items()}
-    out["steps_per_s"] = iters * envs / total
-    out["iteration_ms"] = 1e3 * total / iters
-    return out
+    return phases.summary(iters, envs, total)
 
 
 def async_loop(act, envs: int, iters: int) -> dict[str, float]:
@@ -95,25 +107,18 @@ def async_loop(act, envs: int, iters: int) -> dict[str, float]:
 
     env = reinfors_gym.CarRacingVectorEnv(2 * envs, batch_size=envs)
     env.async_reset(seed=0)
-    phases: dict[str, list[float]] = {"recv_ms": [], "policy_ms": [], "send_ms": []}
     start = time.perf_counter()
+    phases = Phases()
     for _ in range(iters):
-        t0 = time.perf_counter()
         obs, _, _, _, info = env.recv()
-        t1 = time.perf_counter()
+        phases.lap("recv")
         actions = np.clip(act(obs), LOW, HIGH)
-        t2 = time.perf_counter()
+        phases.lap("policy")
         env.send(actions, info["env_id"])
-        t3 = time.perf_counter()
-        phases["recv_ms"].append(t1 - t0)
-        phases["policy_ms"].append(t2 - t1)
-        phases["send_ms"].append(t3 - t2)
+        phases.lap("send")
     total = time.perf_counter() - start
     env.close()
-    out = {k: 1e3 * statistics.median(v) for k, v in phases.items()}
-    out["steps_per_s"] = iters * envs / total
-    out["iteration_ms"] = 1e3 * total / iters
-    return out
+    return phases.summary(iters, envs, total)
 
 
 def step_async_split(envs: int, iters: int) -> dict[str, float]:
