@@ -137,7 +137,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     ev = p.add_argument_group("evaluation of the exported policy (examples/evaluate.py)")
     ev.add_argument(
-        "--eval-seeds", default="1000-1099", help="A-B inclusive, or a comma list; '' skips"
+        "--eval-seeds",
+        default="7000-7099",
+        help="A-B inclusive, or a comma list; '' skips. The default is the recipe's test block "
+        "(docs/training.md): use validation seeds of your own (2000-2049) to compare variants",
     )
     ev.add_argument("--eval-sample-seed", type=int, default=0, help="seed of the sampled run")
     ev.add_argument("--eval-workers", type=int, default=2, help="evaluation processes")
