@@ -1,36 +1,60 @@
-"""End-to-end PPO throughput: the streaming collector against Gymnasium's `AsyncVectorEnv`.
+"""End-to-end PPO throughput of examples/train.py's recipe beside AsyncVectorEnv and EnvPool.
+
+The one-command recipe trains with the streaming collector; the anchors run the same network
+and PPO on Gymnasium's `AsyncVectorEnv` and on EnvPool, in the usual synchronous loop.
 
     python bench/bench_training.py --updates 6 --trials 3      # needs torch (the examples' deps)
+    python bench/bench_training.py --sides reinfors-gym,envpool --decisions 4000000 --json r.json
 
-Both sides run the recipe of `examples/ppo_carracing.py` (its `Agent` and `ppo_update`, the same
-batch of 2048 decisions from 16 games, 4 epochs of minibatches of 256) on the same observations:
-2 simulation steps per decision, grayscale, the last 2 frames.
+Every side trains the recipe at `train.py`'s defaults: its `BetaAgent` (a Beta per action
+dimension, mapped onto the box steer [-1, 1], gas [0, 1], brake [0, 1]) and `ppo_update` (4
+epochs of minibatches of 256, stopped early past the target KL of 0.03, the learning rate
+annealed to 0 over the trial's updates), on batches of 2048 decisions from 16 games, on the same
+observations: 4 simulation steps per decision, grayscale, the last 2 frames.
 
-- **reinfors-gym**: `examples/ppo_carracing.py` itself, in a subprocess; the collector runs the
-  games and the actor while the main thread trains.
-- **Gymnasium**: `AsyncVectorEnv` over 16 `CarRacing-v3` (one process each) wrapped in Gymnasium's
-  own `GrayscaleObservation` and `FrameStackObservation` plus the action repeat of
-  `examples/evaluate.py`; the usual synchronous PPO loop (collect a batch, then train on it), with
-  GAE in NumPy and the same-step autoreset so a truncated episode bootstraps from its final frame.
+Each side's `--sides` name is in parentheses.
 
-The rate of each trial is decisions per second of wall-clock, training included, over the updates
-after the first (start-up and the first batch are a warm-up). Trials alternate between the two
-sides; medians are printed. With `--decisions N` the table ends with the projected wall-clock for N
-decisions on each side: the time the recipe takes to reach the shipped checkpoint.
+- **reinfors-gym** (`reinfors-gym`): `examples/train.py` itself in a subprocess, evaluation
+  skipped, on the CPU as the anchors; the collector runs the games and the actor on 2 threads
+  while the main thread trains. This is the recipe as shipped.
+- **Gymnasium** (`gymnasium`): `AsyncVectorEnv` over 16 `CarRacing-v3` (one process each),
+  each wrapped as `examples/evaluate.py`'s `make_env` wraps it (its action repeat, Gymnasium's
+  `GrayscaleObservation` and `FrameStackObservation`), with the same-step autoreset: what a
+  Gymnasium user runs, and the env the exported policy is evaluated on.
+- **EnvPool** (`envpool`): `envpool.make_gymnasium("CarRacing-v3")`, 16 envs stepped as one
+  synchronous batch on 2 threads (the collector's): the fastest vector env commonly used in its
+  place. EnvPool has no preprocessing for CarRacing, so it is done here in NumPy: 4 `step`
+  calls per decision with the same action, Gymnasium's luminance grayscale of the last frame, a
+  2-frame stack (see `EnvPoolGames` for the episode ends).
+
+The two anchors run the usual synchronous PPO loop (collect a batch with one forward pass per
+decision, then train on it): actions sampled as the collector samples them, GAE in NumPy, and a
+truncated episode bootstrapped from its final frame. They are trained on Gymnasium's reward;
+the recipe's off-road shaping has no Gymnasium counterpart, and it does not change the cost of
+a step (the update's cost may differ a little where the target KL stops the epochs at another
+point).
+
+The rate of each trial is decisions per second of wall-clock, training included, over the
+updates after the first (start-up and the first batch are a warm-up). Trials interleave the
+sides, in a new order each trial; medians are printed with their ranges, and the ratios of ours
+to each anchor. With `--decisions N` the table ends with the projected wall-clock for N
+decisions on each side.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple, Protocol
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # Gymnasium's CarRacing draws with pygame
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
@@ -42,47 +66,180 @@ from reinfors_gym.benchmarks import harness  # noqa: E402
 
 try:
     import torch
-    from torch.distributions.normal import Normal
 except ImportError:
     sys.exit("This benchmark needs PyTorch: pip install torch")
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
-from evaluate import ActionRepeat  # noqa: E402
-from ppo_carracing import Agent, parse_args, ppo_update  # noqa: E402
+import evaluate  # noqa: E402
+import train  # noqa: E402
+from ppo_carracing import ppo_update  # noqa: E402
 
-GAMES = 16
-BATCH = 2048
-FRAME_SKIP = 2
-STACK_NUM = 2
+RECIPE = train.parse_args([])  # every option at the recipe's default
+# The collector keeps a Beta sample this far inside (0, 1), so that the stored float32 action is
+# strictly inside the box and its log-density finite (rust/src/collector.rs).
+BETA_EDGE = 1e-6
+# Gymnasium's GrayscaleObservation: these weights in float64, summed and truncated to uint8.
+LUMINANCE = np.array([0.2125, 0.7154, 0.0721])
 
 
 def machine_info() -> dict[str, str]:
     return {**harness.machine_info(), "torch": torch.__version__}
 
 
-def ours(updates: int) -> float:
-    """Decisions/s of `examples/ppo_carracing.py` over its updates after the first."""
-    with tempfile.TemporaryDirectory() as out:
-        cmd = [
-            sys.executable, str(EXAMPLES / "ppo_carracing.py"), "--total-steps",
-            str(updates * BATCH), "--n-games", str(GAMES), "--collect-size", str(BATCH),
-            "--frame-skip", str(FRAME_SKIP), "--stack-num", str(STACK_NUM), "--grayscale",
-            "--out", out,
-        ]  # fmt: skip
-        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        with open(Path(out) / "scalars.csv") as f:
-            rows = list(csv.DictReader(f))
+# --------------------------------------------------------------------------- reinfors-gym
+
+
+def decisions_per_second(scalars_csv: Path) -> float:
+    """Decisions/s between the first and the last update of a `scalars.csv`."""
+    with open(scalars_csv) as f:
+        rows = list(csv.DictReader(f))
     first, last = rows[0], rows[-1]
     decisions = int(last["env_steps"]) - int(first["env_steps"])
     return decisions / (float(last["wall_s"]) - float(first["wall_s"]))
 
 
-def make_gymnasium_game() -> gym.Env:
-    env = gym.make("CarRacing-v3")
-    env = ActionRepeat(env, FRAME_SKIP)
-    env = gym.wrappers.GrayscaleObservation(env)
-    return gym.wrappers.FrameStackObservation(env, STACK_NUM)
+def ours(updates: int) -> float:
+    """Decisions/s of `examples/train.py` over its updates after the first."""
+    with tempfile.TemporaryDirectory() as out:
+        cmd = [
+            sys.executable, str(EXAMPLES / "train.py"),
+            "--total-decisions", str(updates * RECIPE.collect_size),
+            "--max-minutes", "0",  # the decisions alone end the run
+            "--eval-seeds", "",  # no evaluation: only training is measured
+            "--device", "cpu",  # where the anchors train
+            "--out", out,
+        ]  # fmt: skip
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"examples/train.py failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        return decisions_per_second(Path(out) / "scalars.csv")
+
+
+# --------------------------------------------------------------------------- the anchors' games
+
+
+class Transition(NamedTuple):
+    """One decision of every game, with the same-step autoreset: `obs` is the next decision's
+    observation (a new episode's first where one ended); `final_obs` maps each game whose
+    episode ended to that episode's last observation."""
+
+    obs: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+    final_obs: dict[int, np.ndarray]
+
+
+class Games(Protocol):
+    """A batch of games with the recipe's observations, stepped one decision at a time."""
+
+    def reset(self) -> np.ndarray: ...
+    def step(self, actions: np.ndarray) -> Transition: ...
+    def close(self) -> None: ...
+
+
+def preprocessing(args: argparse.Namespace) -> dict[str, object]:
+    return {"frame_skip": args.frame_skip, "stack_num": args.stack_num, "grayscale": args.grayscale}
+
+
+class GymnasiumGames:
+    """`AsyncVectorEnv` over `CarRacing-v3`, each wrapped by `evaluate.make_env`, the wrappers
+    the exported policy is evaluated with."""
+
+    def __init__(self, args: argparse.Namespace):
+        make = functools.partial(evaluate.make_env, "gymnasium", preprocessing(args))
+        self.envs = gym.vector.AsyncVectorEnv(
+            [make] * args.n_games, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+        )
+        self.seed = args.seed
+
+    def reset(self) -> np.ndarray:
+        return self.envs.reset(seed=self.seed)[0]
+
+    def step(self, actions: np.ndarray) -> Transition:
+        obs, rewards, terminated, truncated, info = self.envs.step(actions)
+        ended = np.flatnonzero(terminated | truncated)
+        final_obs = {int(i): info["final_obs"][i] for i in ended}
+        return Transition(obs, rewards.astype(np.float32), terminated, truncated, final_obs)
+
+    def close(self) -> None:
+        self.envs.close()
+
+
+def grayscale(frames: np.ndarray) -> np.ndarray:
+    """`(..., 96, 96, 3)` uint8 RGB -> `(..., 96, 96)` luminance, as `GrayscaleObservation`."""
+    return np.sum(np.multiply(frames, LUMINANCE), axis=-1).astype(np.uint8)
+
+
+class EnvPoolGames:
+    """EnvPool's `CarRacing-v3` as one synchronous batch, with the recipe's preprocessing here.
+
+    EnvPool resets a game on the `step` call after its episode ended (that call ignores the
+    action, returns the new episode's first frame, reward 0 and `elapsed_step` 0), and it cannot
+    step part of a synchronous batch. So every decision makes exactly `frame_skip` calls for all
+    games. A game's rewards are summed until its episode ends (termination, or truncation after
+    1000 simulation steps); the frame of that call is its final frame. The calls left in the
+    decision are its reset and the first steps of its new episode with the same action; their
+    rewards are not counted. A game that ends on a decision's last call is reset by the next
+    decision's first call. Either way, after the decision with the reset, both frames of the
+    game's stack are its last frame (`FrameStackObservation` pads a new episode with its first
+    frame). The simulation work is the wrappers' to within a step per episode: `frame_skip`
+    calls per decision, one of which is the reset once per episode (the wrappers add the reset
+    to their steps)."""
+
+    def __init__(self, args: argparse.Namespace, max_episode_steps: int = 1000):
+        import envpool
+
+        gym.logger.min_level = 40  # EnvPool's spaces warn about float64 bounds at every make
+        self.pool = envpool.make_gymnasium(
+            "CarRacing-v3",
+            num_envs=args.n_games,
+            batch_size=args.n_games,
+            num_threads=args.n_threads,  # the collector's threads
+            seed=args.seed,
+            max_episode_steps=max_episode_steps,
+        )
+        self.frame_skip = args.frame_skip
+        self.stack_num = args.stack_num
+        self.stack = np.empty(0, np.uint8)
+
+    def reset(self) -> np.ndarray:
+        frames, _ = self.pool.reset()
+        gray = grayscale(frames)
+        self.stack = np.repeat(gray[:, None], self.stack_num, axis=1)
+        return self.stack.copy()
+
+    def step(self, actions: np.ndarray) -> Transition:
+        n = len(actions)
+        rewards = np.zeros(n, np.float32)
+        terminated, truncated = np.zeros(n, bool), np.zeros(n, bool)
+        ended, reset = np.zeros(n, bool), np.zeros(n, bool)
+        final_frames: dict[int, np.ndarray] = {}
+        for _ in range(self.frame_skip):
+            frames, reward, term, trunc, info = self.pool.step(actions)
+            live = ~ended
+            rewards[live] += reward[live]
+            reset |= info["elapsed_step"] == 0
+            ending = live & (term | trunc)
+            for i in np.flatnonzero(ending):
+                final_frames[int(i)] = grayscale(frames[i])  # a copy, whatever EnvPool reuses
+            terminated |= ending & term
+            truncated |= ending & trunc & ~term
+            ended |= ending
+        final_obs = {
+            i: np.concatenate([self.stack[i, 1:], frame[None]]) for i, frame in final_frames.items()
+        }
+        last = grayscale(frames)
+        self.stack = np.concatenate([self.stack[:, 1:], last[:, None]], axis=1)
+        self.stack[reset] = last[reset, None]
+        return Transition(self.stack.copy(), rewards, terminated, truncated, final_obs)
+
+    def close(self) -> None:
+        self.pool.close()
+
+
+# --------------------------------------------------------------------------- the anchors' PPO loop
 
 
 class NumpyBatch:
@@ -93,6 +250,53 @@ class NumpyBatch:
 
     def flat(self) -> dict[str, np.ndarray]:
         return self.arrays
+
+
+def sample_actions(alpha: torch.Tensor, beta: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """Box actions `(n, 3)` float32 and their log-densities `(n,)`, drawn as the collector draws
+    them for `rf.policies.Ppo(distribution="beta")`; the log-density is the stored float32
+    action's, so that `ppo_update` recomputes it exactly."""
+    dist = train.BoxBeta(alpha, beta)
+    x = dist.beta.sample().clamp(BETA_EDGE, 1.0 - BETA_EDGE)
+    actions = (dist.low + dist.width * x).float()
+    return actions.numpy(), dist.log_prob(actions).float().numpy()
+
+
+def values_after_end(agent: train.BetaAgent, step: Transition) -> np.ndarray:
+    """The value after each game's decision where its episode ended: 0 after a termination,
+    the final observation's after a truncation (the episode was cut, not over); NaN where the
+    game goes on (the next decision's value, filled in later)."""
+    after = np.full(len(step.rewards), np.nan, np.float32)
+    after[step.terminated] = 0.0
+    cut = np.flatnonzero(step.truncated & ~step.terminated)
+    if len(cut):
+        final = np.stack([step.final_obs[i] for i in cut])
+        with torch.no_grad():
+            after[cut] = agent(torch.from_numpy(final))[2].numpy()
+    return after
+
+
+def collect_rollout(
+    agent: train.BetaAgent, games: Games, obs: np.ndarray, steps: int
+) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """`steps` decisions of every game: time-major arrays, and the observation after them."""
+    columns: dict[str, list[np.ndarray]] = {
+        k: [] for k in ("obs", "actions", "log_probs", "values", "rewards", "dones", "after_end")
+    }
+    for _ in range(steps):
+        with torch.no_grad():
+            alpha, beta, value = agent(torch.from_numpy(obs))
+        actions, log_probs = sample_actions(alpha, beta)
+        step = games.step(actions)
+        columns["obs"].append(obs)
+        columns["actions"].append(actions)
+        columns["log_probs"].append(log_probs)
+        columns["values"].append(value.numpy())
+        columns["rewards"].append(step.rewards)
+        columns["dones"].append((step.terminated | step.truncated).astype(np.float32))
+        columns["after_end"].append(values_after_end(agent, step))
+        obs = step.obs
+    return {k: np.stack(v) for k, v in columns.items()}, obs
 
 
 def gae(rewards, values, dones, next_values, gamma, lam) -> tuple[np.ndarray, np.ndarray]:
@@ -106,106 +310,157 @@ def gae(rewards, values, dones, next_values, gamma, lam) -> tuple[np.ndarray, np
     return advantages, advantages + values
 
 
-def gymnasium_async(updates: int) -> float:
-    """Decisions/s of the same recipe on `AsyncVectorEnv`, over the updates after the first."""
-    torch.set_num_threads(2)
-    args = parse_args([])  # the example's defaults: the same PPO settings and network
-    agent = Agent(args.value_scale, args.init_log_std, STACK_NUM, grayscale=True)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
-    rng = np.random.default_rng(1)
-    envs = gym.vector.AsyncVectorEnv(
-        [make_gymnasium_game] * GAMES, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+def ppo_batch(
+    rollout: dict[str, np.ndarray], last_value: np.ndarray, args: argparse.Namespace
+) -> NumpyBatch:
+    """The rollout with its advantages and returns, flattened as `ppo_update` reads it."""
+    following = np.concatenate([rollout["values"][1:], last_value[None]])
+    ended = ~np.isnan(rollout["after_end"])
+    next_values = np.where(ended, rollout["after_end"], following)
+    advantages, returns = gae(
+        rollout["rewards"], rollout["values"], rollout["dones"], next_values, args.gamma, args.lam
     )
-    steps = BATCH // GAMES
-    low, high = envs.single_action_space.low, envs.single_action_space.high
+    n = rollout["rewards"].size
+    return NumpyBatch({
+        "obs": rollout["obs"].reshape(n, *rollout["obs"].shape[2:]),
+        "actions": rollout["actions"].reshape(n, 3),
+        "behavior_log_probs": rollout["log_probs"].reshape(n),
+        "advantages": advantages.reshape(n),
+        "returns": returns.reshape(n),
+    })  # fmt: skip
+
+
+def synchronous_ppo(open_games: Callable[[argparse.Namespace], Games], updates: int) -> float:
+    """Decisions/s of the recipe's PPO on `open_games(RECIPE)`, collecting then training, over
+    the updates after the first."""
+    args = RECIPE
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.torch_threads)  # as train.py
+    agent = train.BetaAgent(args)
+    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
+    rng = np.random.default_rng(args.seed)
+    steps = args.collect_size // args.n_games
+    games = open_games(args)
     try:
-        obs, _ = envs.reset(seed=1)
+        obs = games.reset()
         marks = []
-        for _ in range(updates):
-            buf = {k: [] for k in ("obs", "actions", "logp", "values", "rewards", "dones", "ended")}
-            for _ in range(steps):
-                with torch.no_grad():
-                    mean, log_std, value = agent(torch.from_numpy(obs))
-                    dist = Normal(mean, log_std.exp())
-                    action = dist.sample()
-                    logp = dist.log_prob(action).sum(1)
-                next_obs, reward, term, trunc, info = envs.step(
-                    np.clip(action.numpy().astype(np.float64), low, high)
-                )
-                # The value after an episode's last step: 0 after a termination, the final
-                # frame's after a truncation; NaN where the game goes on (the next step's value).
-                ended = np.full(GAMES, np.nan, np.float32)
-                ended[term] = 0.0
-                if trunc.any():
-                    final = np.stack([info["final_obs"][i] for i in np.flatnonzero(trunc)])
-                    with torch.no_grad():
-                        ended[trunc] = agent(torch.from_numpy(final))[2].numpy()
-                buf["obs"].append(obs)
-                buf["actions"].append(action.numpy())
-                buf["logp"].append(logp.numpy())
-                buf["values"].append(value.numpy())
-                buf["rewards"].append(reward.astype(np.float32))
-                buf["dones"].append((term | trunc).astype(np.float32))
-                buf["ended"].append(ended)
-                obs = next_obs
+        for update in range(updates):
+            rollout, obs = collect_rollout(agent, games, obs, steps)
             with torch.no_grad():
                 last_value = agent(torch.from_numpy(obs))[2].numpy()
-            stacked = {k: np.stack(v) for k, v in buf.items()}
-            following = np.concatenate([stacked["values"][1:], last_value[None]])
-            next_values = np.where(np.isnan(stacked["ended"]), following, stacked["ended"])
-            adv, ret = gae(
-                stacked["rewards"], stacked["values"], stacked["dones"], next_values,
-                args.gamma, args.lam,
-            )  # fmt: skip
-            batch = NumpyBatch({
-                "obs": stacked["obs"].reshape(BATCH, *obs.shape[1:]),
-                "actions": stacked["actions"].reshape(BATCH, 3),
-                "behavior_log_probs": stacked["logp"].reshape(BATCH),
-                "advantages": adv.reshape(BATCH),
-                "returns": ret.reshape(BATCH),
-            })  # fmt: skip
-            ppo_update(agent, optimizer, batch, args, rng)
+            # train.py's schedule over the same updates, so the target KL sees the same steps.
+            optimizer.param_groups[0]["lr"] = args.lr * (1.0 - update / updates)
+            ppo_update(agent, optimizer, ppo_batch(rollout, last_value, args), args, rng)
             marks.append(time.perf_counter())
     finally:
-        envs.close()
-    return (updates - 1) * BATCH / (marks[-1] - marks[0])
+        games.close()
+    return (updates - 1) * steps * args.n_games / (marks[-1] - marks[0])
 
 
-def main() -> None:
+# --------------------------------------------------------------------------- the benchmark
+
+
+class Side(NamedTuple):
+    label: str
+    measure: Callable[[int], float]  # updates -> decisions/s
+
+
+def gymnasium_async(updates: int) -> float:
+    return synchronous_ppo(GymnasiumGames, updates)
+
+
+def envpool_sync(updates: int) -> float:
+    return synchronous_ppo(EnvPoolGames, updates)
+
+
+OURS = "reinfors-gym"
+SIDES = {
+    OURS: Side("reinfors-gym collect_stream", ours),
+    "gymnasium": Side("Gymnasium AsyncVectorEnv", gymnasium_async),
+    "envpool": Side("EnvPool CarRacing-v3 (sync)", envpool_sync),
+}
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--updates", type=int, default=6, help="PPO updates per trial (>= 2)")
     p.add_argument("--trials", type=int, default=3)
+    p.add_argument("--sides", default=",".join(SIDES), help=f"comma list of: {', '.join(SIDES)}")
     p.add_argument("--decisions", type=int, help="project the wall-clock for this many")
     p.add_argument("--json", type=Path, help="also write the results here")
-    args = p.parse_args()
+    args = p.parse_args(argv)
     if args.updates < 2:
         p.error("--updates must be at least 2 (the first is a warm-up)")
-    harness.print_machine_info(machine_info())
-    loops = {"reinfors-gym collect_stream": ours, "Gymnasium AsyncVectorEnv": gymnasium_async}
-    rates: dict[str, list[float]] = {name: [] for name in loops}
-    for trial in range(args.trials):
-        for name, loop in loops.items():
-            rate = loop(args.updates)
-            rates[name].append(rate)
-            print(f"trial {trial + 1}/{args.trials}  {name:30s} {rate:8.1f} decisions/s")
-    medians = {name: statistics.median(values) for name, values in rates.items()}
-    ours_rate, async_rate = medians.values()
+    args.sides = list(dict.fromkeys(s.strip() for s in args.sides.split(",") if s.strip()))
+    unknown = sorted(set(args.sides) - set(SIDES))
+    if unknown or not args.sides:
+        p.error(f"--sides: unknown {unknown}; choose from {', '.join(SIDES)}")
+    if "envpool" in args.sides:
+        try:
+            import envpool  # noqa: F401
+        except ImportError:
+            p.error("envpool is not installed (pip install envpool); leave it out with --sides")
+    return args
+
+
+def run_trials(sides: list[str], updates: int, trials: int) -> dict[str, list[float]]:
+    """Decisions/s per side and trial, the sides in a new order each trial."""
+    rates: dict[str, list[float]] = {side: [] for side in sides}
+    for trial in range(trials):
+        for side in harness.alternating(sides, trial):
+            rate = SIDES[side].measure(updates)
+            rates[side].append(rate)
+            label = SIDES[side].label
+            print(f"trial {trial + 1}/{trials}  {label:30s} {rate:8.1f} decisions/s", flush=True)
+    return rates
+
+
+def print_table(rates: dict[str, list[float]], medians: dict[str, float]) -> None:
     print(f"\n{'loop':32s} {'decisions/s (median)':>22s} {'range':>18s}")
-    for name, values in rates.items():
+    for side, values in rates.items():
         spread = f"{min(values):.0f}-{max(values):.0f}"
-        print(f"{name:32s} {medians[name]:22.1f} {spread:>18s}")
-    print(f"ratio: {ours_rate / async_rate:.1f}x")
-    result = {
-        "machine": machine_info(),
+        print(f"{SIDES[side].label:32s} {medians[side]:22.1f} {spread:>18s}")
+
+
+def ratios_to_anchors(medians: dict[str, float]) -> dict[str, float]:
+    """How many times faster ours trains than each anchor (none without ours)."""
+    if OURS not in medians:
+        return {}
+    return {
+        side: harness.ratio(medians[OURS], rate, higher_is_better=True)
+        for side, rate in medians.items()
+        if side != OURS
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = parse_args(argv)
+    info = machine_info()
+    harness.print_machine_info(info)
+    rates = run_trials(args.sides, args.updates, args.trials)
+    summaries = {side: harness.summarize(values) for side, values in rates.items()}
+    medians = {side: s["median"] for side, s in summaries.items()}
+    print_table(rates, medians)
+    ratios = ratios_to_anchors(medians)
+    for side, r in ratios.items():
+        print(f"ratio to {SIDES[side].label}: {r:.1f}x")
+    result: dict[str, object] = {
+        "machine": info,
         "updates": args.updates,
+        "trials": args.trials,
+        "labels": {side: SIDES[side].label for side in args.sides},
         "rates": rates,
         "medians": medians,
+        "ranges": {side: [s["min"], s["max"]] for side, s in summaries.items()},
+        "ratios": ratios,
     }
     if args.decisions:
-        hours = {name: args.decisions / rate / 3600 for name, rate in medians.items()}
-        result["projected_hours"] = hours
-        for name, h in hours.items():
-            print(f"{args.decisions} decisions on {name}: {h * 60:.0f} min")
+        minutes = {side: args.decisions / rate / 60 for side, rate in medians.items()}
+        result["decisions"] = args.decisions
+        result["projected_minutes"] = minutes
+        for side, m in minutes.items():
+            label = SIDES[side].label
+            print(f"{args.decisions} decisions on {label}: {m:.0f} min ({m / 60:.1f} h)")
     if args.json:
         args.json.write_text(json.dumps(result, indent=1) + "\n")
 

@@ -121,8 +121,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     reward.add_argument(
         "--off-road-reward",
         type=float,
-        default=-0.25,
+        default=-0.5,
         help="per wheel on no road tile, per simulation step, from the first update",
+    )
+    reward.add_argument(
+        "--skipped-tile-reward",
+        type=float,
+        default=0.0,
+        help="per tile passed without a touch, when the car lands beyond it",
     )
     ppo = p.add_argument_group("PPO")
     add_ppo_arguments(ppo)
@@ -264,7 +270,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         game=rf.games.CarRacing(
             frame_skip=args.frame_skip, stack_num=args.stack_num, grayscale=args.grayscale
         ),
-        reward=rf.Reward(step=args.step_reward, off_road=args.off_road_reward),
+        reward=rf.Reward(
+            step=args.step_reward,
+            off_road=args.off_road_reward,
+            skipped_tile=args.skipped_tile_reward,
+        ),
         policy=rf.policies.Ppo(distribution="beta"),
         learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
         n_games=args.n_games,

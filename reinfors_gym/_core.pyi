@@ -197,7 +197,7 @@ class CollectorCore:
         n_threads: int,
         entropy: list[int],
         sampling_seed: int,
-        reward: tuple[float, float, float, float],
+        reward: tuple[float, float, float, float, float],
         distribution: str = "normal",
     ) -> CollectorCore: ...
     @property

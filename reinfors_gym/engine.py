@@ -77,9 +77,13 @@ class Reward:
         off_road: paid per wheel that touches no road tile, every simulation step. Gymnasium
             has no such event (0 gives its reward); a penalty here is a shaping for training
             that makes cutting a corner or sliding off the road cost at once.
+        skipped_tile: paid per tile the car passed without touching, on the step a wheel
+            lands on a tile further on (the untouched run behind it, back to the nearest
+            visited tile, at most 32 tiles). Gymnasium has no such event; it charges a skipped
+            tile only at the time limit, when the lap fails to end.
     """
 
-    EVENTS = ("tile", "step", "off_playfield", "off_road")
+    EVENTS = ("tile", "step", "off_playfield", "off_road", "skipped_tile")
 
     def __init__(
         self,
@@ -88,20 +92,29 @@ class Reward:
         step: float = -0.1,
         off_playfield: float = -100.0,
         off_road: float = 0.0,
+        skipped_tile: float = 0.0,
     ):
         # The events are explicit keywords, so a misspelt one is a type error (mypy, pyright)
         # and a TypeError naming it at run time.
-        weights = {"tile": tile, "step": step, "off_playfield": off_playfield, "off_road": off_road}
+        weights = {
+            "tile": tile,
+            "step": step,
+            "off_playfield": off_playfield,
+            "off_road": off_road,
+            "skipped_tile": skipped_tile,
+        }
         for name, value in weights.items():
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise ValueError(f"reward weight {name} must be a number, got {value!r}")
             if not math.isfinite(value):
                 raise ValueError(f"reward weight {name} must be finite, got {value}")
-        self.tile, self.step, self.off_playfield, self.off_road = map(float, weights.values())
+        self.tile, self.step, self.off_playfield, self.off_road, self.skipped_tile = map(
+            float, weights.values()
+        )
 
-    def weights(self) -> tuple[float, float, float, float]:
+    def weights(self) -> tuple[float, float, float, float, float]:
         """The weights in `EVENTS` order, as the core takes them."""
-        return self.tile, self.step, self.off_playfield, self.off_road
+        return self.tile, self.step, self.off_playfield, self.off_road, self.skipped_tile
 
     def __repr__(self) -> str:
         fields = ", ".join(f"{name}={getattr(self, name)}" for name in self.EVENTS)

@@ -225,6 +225,49 @@ def test_off_road_pays_per_wheel_on_no_tile_as_gymnasiums_wheels_report_it(gym_c
     np.testing.assert_allclose(skipped, -0.25 * (counts[0::2] + counts[1::2]), atol=1e-4)
 
 
+def skipped_before(visited: list[bool], tile: int, window: int = 32) -> int:
+    """The untouched run just behind `tile`, bounded by a visited tile within `window`."""
+    for run, behind in enumerate(range(tile - 1, max(tile - window, 0) - 1, -1)):
+        if visited[behind]:
+            return run
+    return 0
+
+
+def test_skipped_tile_counts_the_tiles_passed_untouched_in_gymnasiums_visits(gym_car_racing):
+    """`skipped_tile` counts, each simulation step, the untouched tiles behind each tile first
+    visited in that step: replayed in Gymnasium's own env, with its `road_visited` flags, the
+    same actions give the same counts."""
+    steer_and_gas = np.array([0.1, 1.0, 0.0, -20.0, -20.0, -20.0], np.float32)
+
+    def infer(obs):  # a gentle curve at full gas: it cuts across the track's bends
+        n = len(obs)
+        return np.tile(steer_and_gas, (n, 1)), np.zeros(n, np.float32)
+
+    def rewards(reward: rf.Reward, frame_skip: int) -> np.ndarray:
+        engine = rf.Engine(game=rf.games.CarRacing(frame_skip=frame_skip), reward=reward,
+                           n_games=1, seed=3)  # fmt: skip
+        return engine.collect(300 // frame_skip, infer).rewards[:, 0]
+
+    only_skips = rf.Reward(tile=0.0, step=0.0, off_playfield=0.0, skipped_tile=-1.0)
+    counts = -rewards(only_skips, 1)
+    env = gym_car_racing()
+    env.reset(seed=3)
+    road = env.unwrapped.road
+    expected = []
+    for _ in range(300):
+        before = [tile.road_visited for tile in road]
+        env.step(steer_and_gas[:3].astype(np.float64))
+        after = [tile.road_visited for tile in road]
+        new = [i for i in range(len(road)) if after[i] and not before[i]]
+        expected.append(sum(skipped_before(after, i) for i in new))
+    np.testing.assert_array_equal(counts, expected)
+    assert counts.sum() >= 5  # the drive does skip tiles
+
+    # With frame skip the counts add up over a decision's simulation steps.
+    shaped = rewards(rf.Reward(skipped_tile=-2.0), 2) - rewards(rf.Reward(), 2)
+    np.testing.assert_allclose(shaped, -2.0 * (counts[0::2] + counts[1::2]), atol=1e-4)
+
+
 def test_episode_scores_are_gymnasiums_returns_whatever_the_training_reward():
     def episodes(reward: rf.Reward):
         engine = rf.Engine(game=rf.games.CarRacing(frame_skip=2), reward=reward, n_games=4,
@@ -252,6 +295,8 @@ def test_reward_rejects_unknown_and_non_finite():
             rf.Reward(tile=bad)
         with pytest.raises(ValueError, match="off_road"):
             rf.Reward(off_road=bad)
+        with pytest.raises(ValueError, match="skipped_tile"):
+            rf.Reward(skipped_tile=bad)
 
 
 def test_same_seed_same_batch():

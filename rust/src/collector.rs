@@ -48,6 +48,8 @@ pub struct RewardWeights {
     pub off_playfield: f64,
     /// Paid per wheel touching no road tile, every simulation step (Gymnasium's: 0).
     pub off_road: f64,
+    /// Paid per tile passed without a touch, when the car lands beyond it (Gymnasium's: 0).
+    pub skipped_tile: f64,
 }
 
 impl RewardWeights {
@@ -57,6 +59,7 @@ impl RewardWeights {
         step: -0.1,
         off_playfield: -100.0,
         off_road: 0.0,
+        skipped_tile: 0.0,
     };
 
     /// The reward of one pool step from its events.
@@ -69,7 +72,10 @@ impl RewardWeights {
         } else {
             0.0
         };
-        tiles + self.step * r.env_steps as f64 + self.off_road * r.wheels_off_road as f64
+        tiles
+            + self.step * r.env_steps as f64
+            + self.off_road * r.wheels_off_road as f64
+            + self.skipped_tile * r.skipped_tiles as f64
     }
 }
 
@@ -373,6 +379,7 @@ impl Collector {
             ("step", weights.step),
             ("off_playfield", weights.off_playfield),
             ("off_road", weights.off_road),
+            ("skipped_tile", weights.skipped_tile),
         ] {
             if !w.is_finite() {
                 return Err(Error::InvalidArgument(format!(

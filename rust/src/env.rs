@@ -6,6 +6,7 @@
 use crate::car::{Car, CarState};
 use crate::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
 use crate::error::{Error, Result};
+use crate::progress::tiles_skipped_before;
 use crate::rng::NumpyGenerator;
 use crate::scene::{road_chunk_bounds, Indicators, Renderer, RoadPoly, SceneView};
 use crate::track::{self, Track, PLAYFIELD};
@@ -105,6 +106,9 @@ pub struct StepOutcome {
     pub off_playfield: bool,
     /// Wheels touching no road tile after this step (the reward's off-road event).
     pub wheels_off_road: u32,
+    /// Tiles passed without a touch, counted when a wheel lands on a tile further on
+    /// ([`tiles_skipped_before`]; the reward's skipped-tile event).
+    pub skipped_tiles: u32,
 }
 
 /// Per-episode state: the track, its tiles and the car on it.
@@ -119,6 +123,8 @@ struct Episode {
     /// Index into `road` of each tile (kerbs sit between tiles).
     tile_road_index: Vec<usize>,
     tile_visited: Vec<bool>,
+    /// Scratch for the tiles first visited during a step (kept to reuse its allocation).
+    first_visits: Vec<usize>,
     car: Car,
     contacts: ContactSet,
 }
@@ -158,6 +164,8 @@ struct ContactBook<'a> {
     new_lap: &'a mut bool,
     /// Tiles first visited in this step.
     new_tiles: u32,
+    /// This step's new tiles, in contact order (cleared by each step).
+    first_visits: &'a mut Vec<usize>,
 }
 
 impl ContactBook<'_> {
@@ -273,6 +281,7 @@ impl CarRacing {
             road,
             tile_road_index,
             tile_visited: vec![false; tiles],
+            first_visits: Vec::new(),
             car,
             contacts: ContactSet::default(),
         });
@@ -323,7 +332,9 @@ impl CarRacing {
             visited_count: &mut self.tile_visited_count,
             new_lap: &mut self.new_lap,
             new_tiles: 0,
+            first_visits: &mut ep.first_visits,
         };
+        book.first_visits.clear();
         // A hull fixture's contact only repaints its tile, and a repaint of a tile already in
         // the plain road colour changes nothing, so such pairs need no exact test. Wheels are
         // always tracked: their contacts drive friction and the visited tiles.
@@ -342,6 +353,7 @@ impl CarRacing {
                 let is_wheel_begin = fixture < 4;
                 if is_wheel_begin && !b.tile_visited[tile] {
                     b.tile_visited[tile] = true;
+                    b.first_visits.push(tile);
                     *b.reward += TILE_REWARD_TOTAL / tiles as f64;
                     *b.visited_count += 1;
                     b.new_tiles += 1;
@@ -351,6 +363,13 @@ impl CarRacing {
                 }
             });
         let new_tiles = book.new_tiles;
+        // Counted once every contact of the step is in: a wheel that lands on two new tiles in
+        // one step skipped neither, whichever contact came first.
+        let skipped_tiles = ep
+            .first_visits
+            .iter()
+            .map(|&tile| tiles_skipped_before(&ep.tile_visited, tile))
+            .sum();
         let wheels_off_road = (0..4)
             .filter(|&w| ep.contacts.tiles_of(w).is_empty())
             .count() as u32;
@@ -364,6 +383,7 @@ impl CarRacing {
             new_tiles,
             off_playfield: false,
             wheels_off_road,
+            skipped_tiles,
         };
         if action.is_some() {
             self.reward += STEP_REWARD;

@@ -8,6 +8,7 @@
 //! - [`contact`]: wheel/hull-versus-tile sensor overlaps, which drive friction, rewards and tile repaint.
 //! - [`render`]: a reusable 2-D rasterizer with area-coverage anti-aliasing.
 //! - [`scene`]: what a CarRacing frame shows, drawn with [`render`].
+//! - [`progress`]: tiles a car passed without touching (a training reward event).
 //! - [`env`]: the environment state machine tying them together.
 //! - [`cpu`]: run-time CPU feature checks for the loops compiled twice (baseline, AVX2).
 //! - [`executor`]: batches of independent jobs on a rayon pool, the calling thread included;
@@ -30,6 +31,7 @@ pub mod numpy_compat;
 pub mod pacing;
 pub mod physics;
 pub mod pool;
+pub mod progress;
 pub mod render;
 pub mod rng;
 pub mod scene;

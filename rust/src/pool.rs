@@ -159,6 +159,8 @@ pub struct SlotResult {
     pub off_playfield: bool,
     /// Wheels on no road tile, summed over the simulation steps of this call.
     pub wheels_off_road: u32,
+    /// Tiles passed without a touch during this call (`StepOutcome::skipped_tiles`).
+    pub skipped_tiles: u32,
     /// Simulation steps taken during this call (up to `frame_skip`).
     pub env_steps: u32,
 }
@@ -320,6 +322,7 @@ impl Slot {
                 new_tiles,
                 off_playfield,
                 wheels_off_road,
+                skipped_tiles,
             } = self.env.step(action)?;
             self.elapsed += 1;
             r.env_steps += 1;
@@ -327,6 +330,7 @@ impl Slot {
             r.new_tiles += new_tiles;
             r.off_playfield |= off_playfield;
             r.wheels_off_road += wheels_off_road;
+            r.skipped_tiles += skipped_tiles;
             r.terminated = terminated;
             r.lap_finished = lap_finished;
             r.truncated = spec.max_episode_steps.is_some_and(|m| self.elapsed >= m);

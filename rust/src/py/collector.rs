@@ -30,17 +30,18 @@ impl PyCollector {
         n_threads: usize,
         entropy: Vec<u128>,
         sampling_seed: u64,
-        reward: (f64, f64, f64, f64),
+        reward: (f64, f64, f64, f64, f64),
         distribution: &str,
     ) -> PyResult<Self> {
         let pool_spec = spec.pool_spec(n_games, AutoresetMode::SameStep);
         let words = entropy_words(&entropy);
-        let (tile, step, off_playfield, off_road) = reward;
+        let (tile, step, off_playfield, off_road, skipped_tile) = reward;
         let weights = RewardWeights {
             tile,
             step,
             off_playfield,
             off_road,
+            skipped_tile,
         };
         let kind = match (pool_spec.config.continuous, distribution) {
             (false, _) => PolicyKind::Categorical,

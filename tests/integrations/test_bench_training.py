@@ -1,0 +1,68 @@
+"""bench/bench_training.py's anchors: the actions they sample, and EnvPool's preprocessing done in
+NumPy (Gymnasium's grayscale, the frame stack, the episode ends under EnvPool's autoreset)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_training", ROOT / "bench" / "bench_training.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("alpha, beta", [(1.0, 1e4), (1e4, 1.0), (2.0, 3.0), (1.05, 20.0)])
+def test_sampled_actions_lie_in_the_box_with_finite_log_probs(bench, alpha, beta):
+    # Concentrations at either end push the samples onto the box's edges.
+    shape = (512, 3)
+    actions, log_probs = bench.sample_actions(torch.full(shape, alpha), torch.full(shape, beta))
+    assert actions.dtype == np.float32 and actions.shape == shape
+    assert (actions >= [-1.0, 0.0, 0.0]).all() and (actions <= [1.0, 1.0, 1.0]).all()
+    assert log_probs.shape == (512,) and np.isfinite(log_probs).all()
+
+
+def test_grayscale_is_gymnasiums(bench):
+    frames = np.random.default_rng(0).integers(0, 256, (3, 96, 96, 3), dtype=np.uint8)
+    wrapper = gym.wrappers.GrayscaleObservation(gym.make("CarRacing-v3"))
+    expected = np.stack([wrapper.func(frame) for frame in frames])
+    np.testing.assert_array_equal(bench.grayscale(frames), expected)
+
+
+# EnvPool calls 4 steps per decision: an episode of 6 steps ends inside the second decision,
+# one of 8 on its last call (then the third decision's first call is the reset).
+@pytest.mark.parametrize("episode_steps, reset_in", [(6, 2), (8, 3)])
+def test_envpool_games_end_episodes_and_restart_the_stack(bench, episode_steps, reset_in):
+    args = argparse.Namespace(n_games=2, n_threads=1, seed=1, frame_skip=4, stack_num=2)
+    games = bench.EnvPoolGames(args, max_episode_steps=episode_steps)
+    actions = np.array([[0.0, 0.5, 0.0]] * 2, np.float32)
+    try:
+        obs = games.reset()
+        assert obs.shape == (2, 2, 96, 96) and obs.dtype == np.uint8
+        assert (obs[:, 0] == obs[:, 1]).all()  # a new episode's first frame, twice
+        steps = [games.step(actions) for _ in range(3)]
+    finally:
+        games.close()
+    first, second, third = steps
+    assert not (first.terminated | first.truncated).any() and not first.final_obs
+    assert second.truncated.all() and not second.terminated.any()
+    for i in range(2):
+        final = second.final_obs[i]
+        assert final.shape == (2, 96, 96)
+        np.testing.assert_array_equal(final[0], first.obs[i, 1])  # the stack goes on to the end
+    restarted = steps[reset_in - 1].obs
+    assert (restarted[:, 0] == restarted[:, 1]).all()
+    assert not (third.terminated | third.truncated).any()
