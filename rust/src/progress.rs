@@ -51,7 +51,10 @@ mod tests {
     #[test]
     fn the_window_bounds_the_count() {
         let v = visited(200, &[0]);
-        assert_eq!(tiles_skipped_before(&v, SKIP_WINDOW), SKIP_WINDOW as u32 - 1);
+        assert_eq!(
+            tiles_skipped_before(&v, SKIP_WINDOW),
+            SKIP_WINDOW as u32 - 1
+        );
         assert_eq!(tiles_skipped_before(&v, SKIP_WINDOW + 1), 0);
     }
 
