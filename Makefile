@@ -175,8 +175,8 @@ bench-sb3: test-integrations-sb3
 
 # The PPO recipe of docs/training.md end to end: the streaming collector beside AsyncVectorEnv.
 bench-training: test-integrations-sb3
-	@echo "== the PPO recipe end to end (bench/bench_training.py)"
-	@$(VENV_SB3)/bin/python bench/bench_training.py --updates 6 --trials 3
+	@echo "== examples/train.py's recipe end to end beside AsyncVectorEnv and EnvPool (bench/bench_training.py)"
+	@$(VENV_SB3)/bin/python bench/bench_training.py --updates 3 --trials 3
 
 bench: setup
 	@echo "== single env beside Gymnasium (bench/bench_single.py)"

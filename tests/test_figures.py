@@ -24,8 +24,12 @@ sys.modules["gen_figures"] = gen_figures
 _spec.loader.exec_module(gen_figures)
 
 #: Pages that may hold their own numbers: the two generated from the measurement files whole,
-#: and the changelog, whose figures are dated records of past runs.
-OWN_NUMBERS = {*gen_figures.GENERATED_PAGES, ROOT / "docs" / "changelog.md"}
+#: and the changelog and the earlier training runs, whose figures are dated records of past runs.
+OWN_NUMBERS = {
+    *gen_figures.GENERATED_PAGES,
+    ROOT / "docs" / "changelog.md",
+    ROOT / "docs" / "training_history.md",
+}
 #: A number or a range of numbers, perhaps a ratio: "36,142", "0.21", "3.6×", "0.87–0.92×".
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:–\d+(?:[.,]\d+)*)?×?")
 #: Numbers in the figures' fixed wording, not measured: the 96×96 frame, 1,024 envs.

@@ -5,8 +5,10 @@
 
 A generated region is the text between `<!-- gen:NAME -->` and `<!-- /gen -->` (inline or over
 several lines). Its content is `FIGURES[NAME]`, computed from docs/benchmarks.json (the latest
-`reinfors-gym bench --out docs` run) or docs/parity_summary.json (written by
-tools/gen_parity_doc.py after `make parity`). tools/gen_bench_doc.py and tools/gen_parity_doc.py
+`reinfors-gym bench --out docs` run), docs/parity_summary.json (written by
+tools/gen_parity_doc.py after `make parity`), docs/policy_loop_profile.json, or the training
+records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json,
+docs/training_bench.json from bench/bench_training.py --json). tools/gen_bench_doc.py and tools/gen_parity_doc.py
 call this after writing their pages; tests/test_figures.py checks that every region matches and
 that no figure is copied by hand outside one.
 """
@@ -26,6 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "docs" / "benchmarks.json"
 PARITY = ROOT / "docs" / "parity_summary.json"
 PROFILE = ROOT / "docs" / "policy_loop_profile.json"
+TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
+TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
+TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
 #: The pages that quote figures; benchmarks.md and parity.md are generated whole.
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 GENERATED_PAGES = {ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "parity.md"}
@@ -197,12 +202,102 @@ def frame_count(p: dict[str, Any]) -> str:
     return f"{p['frames_compared']:,}"
 
 
+def training_headline(t: dict[str, Any]) -> str:
+    runs = t["runs"]
+    minutes = [r["wall_clock_s"] / 60 for r in runs]
+    gym = [r["gymnasium_mean"] for r in runs]
+    sampled = [r["gymnasium_mean_sampled"] for r in runs]
+    gap = [abs(r["ours_vs_gymnasium"]) for r in runs]
+    tested = len(runs[0]["gymnasium_returns"])
+    seeds = f"{len(runs)} training seed{'s' if len(runs) > 1 else ''}"
+    return para(f"""{seeds}, each one `make train` on the 2-core machine:
+{span(min(minutes), max(minutes), "{:.1f}")} minutes from the start to the exported policy. On
+Gymnasium's own `CarRacing-v3`, over the {tested} seeds of the test block, the policies
+score {span(min(gym), max(gym), "{:.1f}")} with mean actions and
+{span(min(sampled), max(sampled), "{:.1f}")} with sampled actions; ours scores each within
+{max(gap):.2%} of Gymnasium's mean.""")
+
+
+def training_runs_table(t: dict[str, Any]) -> str:
+    head = (
+        "| seed | start to export | decisions | Gymnasium, mean actions | episodes ≥ 900 "
+        "| Gymnasium, sampled | ours, mean actions | ours vs Gymnasium |\n"
+        "|---|---|---|---|---|---|---|---|"
+    )
+    rows = [
+        f"| {r['seed']}{' (shipped)' if r['seed'] == t['median_seed'] else ''} "
+        f"| {r['wall_clock_s'] / 60:.1f} min | {r['decisions']:,} "
+        f"| **{r['gymnasium_mean']:.1f}** ± {r['gymnasium_ci95']:.1f} "
+        f"| {r['gymnasium_solved_episodes']} of {len(r['gymnasium_returns'])} "
+        f"| {r['gymnasium_mean_sampled']:.1f} ± {r['gymnasium_sampled_ci95']:.1f} "
+        f"| {r['ours_mean']:.1f} ± {r['ours_ci95']:.1f} | {r['ours_vs_gymnasium']:+.2%} |"
+        for r in t["runs"]
+    ]
+    return "\n".join([head, *rows])
+
+
+def training_telemetry(t: dict[str, Any]) -> str:
+    head = (
+        "| seed | decisions/s, end to end | train_s | collect_s | infer_s | wait_s "
+        "(first batch) | policy_lag |\n|---|---|---|---|---|---|---|"
+    )
+    rows = []
+    for r in t["runs"]:
+        m = r["telemetry"]
+        rows.append(
+            f"| {r['seed']} | {m['decisions_per_s']:,.0f} | {m['train_s']:.2f} s "
+            f"| {m['collect_s']:.2f} s | {m['infer_s']:.2f} s "
+            f"| {m['wait_s']:.3f} s ({m['first_wait_s']:.2f} s) | {m['policy_lag']:.2f} |"
+        )
+    return "\n".join([head, *rows])
+
+
+def training_variants_table(v: dict[str, Any]) -> str:
+    head = (
+        "| variant | training | decisions | validation, mean actions | episodes ≥ 900 "
+        "| validation, sampled |\n|---|---|---|---|---|---|"
+    )
+    rows = []
+    for r in v["variants"]:
+        name = f"**{r['variant']}** (chosen)" if r["variant"] == v["chosen"] else r["variant"]
+        mean, sampled = r["mean_actions"], r["sampled"]
+        rows.append(
+            f"| {name} | seed {r['training_seed']}, {r['wall_clock_s'] / 60:.1f} min "
+            f"| {r['decisions']:,} | {mean['mean']:.1f} "
+            f"| {mean['solved_episodes']} of {len(mean['returns'])} | {sampled['mean']:.1f} |"
+        )
+    return "\n".join([head, *rows])
+
+
+def training_anchors(b: dict[str, Any], t: dict[str, Any]) -> str:
+    """The bench's rates, and the time each loop would take for the median run's decisions."""
+    rates, labels = b["medians"], b["labels"]
+    ours = rates["reinfors-gym"]
+    decisions = sorted(r["decisions"] for r in t["runs"])[(len(t["runs"]) - 1) // 2]
+    rows = [
+        f"| {labels[side]} | {rate:,.1f} | {span(*b['ranges'][side], '{:,.1f}')} "
+        f"| {'' if side == 'reinfors-gym' else x(ours / rate, '{:.0f}')} "
+        f"| {decisions / rate / 60:,.0f} min ({decisions / rate / 3600:.1f} h) |"
+        for side, rate in rates.items()
+    ]
+    head = (
+        f"| loop | decisions/s (median of {b['trials']} trials) | range | ours / it "
+        f"| time for {decisions:,} decisions (the median run's) |\n|---|---|---|---|---|"
+    )
+    return "\n".join([head, *rows])
+
+
 def _bench(f: Callable[[Bench], str]) -> Callable[[], str]:
     return lambda: f(Bench(json.loads(BENCH.read_text())))
 
 
 def _parity(f: Callable[[dict[str, Any]], str]) -> Callable[[], str]:
     return lambda: f(json.loads(PARITY.read_text()))
+
+
+def _records(f: Callable[..., str], *paths: Path) -> Callable[[], str]:
+    """`f` applied to the JSON documents at `paths`, read when the figure is made."""
+    return lambda: f(*(json.loads(path.read_text()) for path in paths))
 
 
 #: Region name -> its text, computed from the measurement files.
@@ -214,6 +309,10 @@ FIGURES: dict[str, Callable[[], str]] = {
     "loop-profile": lambda: loop_profile(json.loads(PROFILE.read_text())),
     "frame-mad": _parity(frame_mad),
     "frames-compared": _parity(frame_count),
+    "training-headline": _records(training_headline, TRAINING_RUNS),
+    "training-runs": _records(training_runs_table, TRAINING_RUNS),
+    "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
+    "training-variants": _records(training_variants_table, TRAINING_VARIANTS),
 }
 
 

@@ -67,6 +67,20 @@ def summarize(record: dict[str, Any]) -> dict[str, Any]:
     return run
 
 
+#: scalars.csv columns summarized per run (means over the updates after the first, whose
+#: collection has no update to hide behind).
+TELEMETRY = ("collect_s", "infer_s", "train_s", "wait_s", "policy_lag")
+
+
+def telemetry(rows: list[dict[str, float]]) -> dict[str, float]:
+    """Means of the stream's telemetry, and decisions per second of training wall-clock."""
+    after_first = rows[1:] or rows
+    means = {k: float(np.mean([r[k] for r in after_first])) for k in TELEMETRY}
+    means["first_wait_s"] = rows[0]["wait_s"]
+    means["decisions_per_s"] = rows[-1]["env_steps"] / rows[-1]["wall_s"]
+    return means
+
+
 def median_seed(runs: list[dict[str, Any]]) -> int:
     """The seed whose Gymnasium mean (mean actions) is the median (the lower one of an even
     count)."""
@@ -132,7 +146,7 @@ def main() -> None:
     records, curves = [], {}
     for folder in args.runs:
         record, rows = read_run(folder)
-        records.append(summarize(record))
+        records.append({**summarize(record), "telemetry": telemetry(rows)})
         curves[record["seed"]] = rows
     records.sort(key=lambda r: r["seed"])
     doc = {"runs": records, "median_seed": median_seed(records)}
