@@ -239,20 +239,25 @@ def test_skipped_tile_counts_the_tiles_passed_untouched_in_gymnasiums_visits(gym
     same actions give the same counts."""
     from reinfors_gym.testing import TrackFollower
 
-    # A follower aiming 12 tiles ahead at full gas cuts the corners of seed 3's track.
-    env = rf.CarRacingEnv()
-    env.reset(seed=3)
-    driver = TrackFollower(env.track, lookahead=12, target_speed=60.0, gas=1.0)
-    actions = []
-    for _ in range(300):
-        car = env.car_state()
-        action = driver.act(car["hull_position"], car["hull_angle"], car["hull_linear_velocity"])
-        actions.append(action.astype(np.float32))  # as the collector stores it
-        env.step(actions[-1].astype(np.float64))
-    env.close()
+    def follower(frame_skip: int) -> list[np.ndarray]:
+        """300 steps' decisions of a follower aiming 12 tiles ahead at full gas, which cuts the
+        corners of seed 3's track; each decision held for `frame_skip` steps."""
+        env = rf.CarRacingEnv()
+        env.reset(seed=3)
+        driver = TrackFollower(env.track, lookahead=12, target_speed=60.0, gas=1.0)
+        actions = []
+        for _ in range(300 // frame_skip):
+            car = env.car_state()
+            act = driver.act(car["hull_position"], car["hull_angle"], car["hull_linear_velocity"])
+            actions.append(act.astype(np.float32))  # as the collector stores it
+            for _ in range(frame_skip):
+                env.step(actions[-1].astype(np.float64))
+        env.close()
+        return actions
 
     def rewards(reward: rf.Reward, frame_skip: int) -> np.ndarray:
-        replayed = iter(actions[::frame_skip])
+        actions = follower(frame_skip)
+        replayed = iter(actions)
 
         def infer(obs):  # the recorded actions, with no noise to speak of
             # (the collector asks once more after the last step, for the bootstrap value)
@@ -263,27 +268,33 @@ def test_skipped_tile_counts_the_tiles_passed_untouched_in_gymnasiums_visits(gym
                            n_games=1, seed=3)  # fmt: skip
         return engine.collect(300 // frame_skip, infer).rewards[:, 0]
 
+    def gymnasium_counts(per_step: list[np.ndarray]) -> list[int]:
+        """Skips per simulation step in Gymnasium's env, from its `road_visited` flags."""
+        env = gym_car_racing()
+        env.reset(seed=3)
+        road = env.unwrapped.road
+        counts = []
+        for action in per_step:
+            before = [tile.road_visited for tile in road]
+            env.step(action.astype(np.float64))
+            after = [tile.road_visited for tile in road]
+            new = [i for i in range(len(road)) if after[i] and not before[i]]
+            counts.append(sum(skipped_before(after, i) for i in new))
+        return counts
+
     only_skips = rf.Reward(tile=0.0, step=0.0, off_playfield=0.0, skipped_tile=-1.0)
     counts = -rewards(only_skips, 1)
-    env = gym_car_racing()
-    env.reset(seed=3)
-    road = env.unwrapped.road
-    expected = []
-    for action in actions:
-        before = [tile.road_visited for tile in road]
-        env.step(action.astype(np.float64))
-        after = [tile.road_visited for tile in road]
-        new = [i for i in range(len(road)) if after[i] and not before[i]]
-        expected.append(sum(skipped_before(after, i) for i in new))
-    np.testing.assert_array_equal(counts, expected)
+    np.testing.assert_array_equal(counts, gymnasium_counts(follower(1)))
     assert counts.sum() >= 10  # the drive does skip tiles
 
-    # With frame skip the counts add up over a decision's simulation steps (the same actions
-    # held for two steps drive another path, so this compares the shaped reward with the
-    # unshaped one on that path).
-    skipped_on_path = -rewards(only_skips, 2)
+    # With frame skip the counts add up over a decision's simulation steps: each decision's
+    # action held for two steps, as Gymnasium's env replays it.
+    held = gymnasium_counts([a for a in follower(2) for _ in range(2)])
+    per_decision = np.add(held[0::2], held[1::2])
+    assert per_decision.sum() >= 10
+    np.testing.assert_array_equal(-rewards(only_skips, 2), per_decision)
     shaped = rewards(rf.Reward(skipped_tile=-2.0), 2) - rewards(rf.Reward(), 2)
-    np.testing.assert_allclose(shaped, -2.0 * skipped_on_path, atol=1e-4)
+    np.testing.assert_allclose(shaped, -2.0 * per_decision, atol=1e-4)
 
 
 def test_episode_scores_are_gymnasiums_returns_whatever_the_training_reward():
