@@ -7,8 +7,7 @@ A generated region is the text between `<!-- gen:NAME -->` and `<!-- /gen -->` (
 several lines). Its content is `FIGURES[NAME]`, computed from docs/benchmarks.json (the latest
 `reinfors-gym bench --out docs` run), docs/parity_summary.json (written by
 tools/gen_parity_doc.py after `make parity`), docs/policy_loop_profile.json, or the training
-records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json,
-docs/training_bench.json from bench/bench_training.py --json). tools/gen_bench_doc.py and tools/gen_parity_doc.py
+records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json). tools/gen_bench_doc.py and tools/gen_parity_doc.py
 call this after writing their pages; tests/test_figures.py checks that every region matches and
 that no figure is copied by hand outside one.
 """
@@ -30,7 +29,6 @@ PARITY = ROOT / "docs" / "parity_summary.json"
 PROFILE = ROOT / "docs" / "policy_loop_profile.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
-TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
 #: The pages that quote figures; benchmarks.md and parity.md are generated whole.
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 GENERATED_PAGES = {ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "parity.md"}
@@ -266,24 +264,6 @@ def training_variants_table(v: dict[str, Any]) -> str:
             f"| {r['decisions']:,} | {mean['mean']:.1f} "
             f"| {mean['solved_episodes']} of {len(mean['returns'])} | {sampled['mean']:.1f} |"
         )
-    return "\n".join([head, *rows])
-
-
-def training_anchors(b: dict[str, Any], t: dict[str, Any]) -> str:
-    """The bench's rates, and the time each loop would take for the median run's decisions."""
-    rates, labels = b["medians"], b["labels"]
-    ours = rates["reinfors-gym"]
-    decisions = sorted(r["decisions"] for r in t["runs"])[(len(t["runs"]) - 1) // 2]
-    rows = [
-        f"| {labels[side]} | {rate:,.1f} | {span(*b['ranges'][side], '{:,.1f}')} "
-        f"| {'' if side == 'reinfors-gym' else x(ours / rate, '{:.0f}')} "
-        f"| {decisions / rate / 60:,.0f} min ({decisions / rate / 3600:.1f} h) |"
-        for side, rate in rates.items()
-    ]
-    head = (
-        f"| loop | decisions/s (median of {b['trials']} trials) | range | ours / it "
-        f"| time for {decisions:,} decisions (the median run's) |\n|---|---|---|---|---|"
-    )
     return "\n".join([head, *rows])
 
 
