@@ -162,9 +162,7 @@ struct ContactBook<'a> {
     reward: &'a mut f64,
     visited_count: &'a mut usize,
     new_lap: &'a mut bool,
-    /// Tiles first visited in this step.
-    new_tiles: u32,
-    /// This step's new tiles, in contact order (cleared by each step).
+    /// The tiles first visited in this step, in contact order (cleared by each step).
     first_visits: &'a mut Vec<usize>,
 }
 
@@ -331,7 +329,6 @@ impl CarRacing {
             reward: &mut self.reward,
             visited_count: &mut self.tile_visited_count,
             new_lap: &mut self.new_lap,
-            new_tiles: 0,
             first_visits: &mut ep.first_visits,
         };
         book.first_visits.clear();
@@ -356,13 +353,12 @@ impl CarRacing {
                     b.first_visits.push(tile);
                     *b.reward += TILE_REWARD_TOTAL / tiles as f64;
                     *b.visited_count += 1;
-                    b.new_tiles += 1;
                     if tile == 0 && *b.visited_count as f64 / tiles as f64 > lap_complete_percent {
                         *b.new_lap = true;
                     }
                 }
             });
-        let new_tiles = book.new_tiles;
+        let new_tiles = ep.first_visits.len() as u32;
         // Counted once every contact of the step is in: a wheel that lands on two new tiles in
         // one step skipped neither, whichever contact came first.
         let skipped_tiles = ep
