@@ -21,7 +21,8 @@ and simulation steps trained, the evaluation's mean returns on `--eval-seeds` (G
 with mean actions and with sampled actions, ours with mean actions, each with every seed's
 return), the versions of torch, gymnasium and numpy, the CPU model and the device. Uses a CUDA
 device when one is present (`--device auto`). Every option's default is the recipe
-(`--help` shows them).
+(`--help` shows them). `--evaluate-only` trains nothing: it evaluates the finished run in `--out`
+on `--eval-seeds` and rewrites the evaluation fields of its `run.json`.
 """
 
 from __future__ import annotations
@@ -144,7 +145,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ev = p.add_argument_group("evaluation of the exported policy (examples/evaluate.py)")
     ev.add_argument(
         "--eval-seeds",
-        default="7000-7099",
+        default="8000-8099",
         help="A-B inclusive, or a comma list; '' skips. The default is the recipe's test block "
         "(docs/training.md): use validation seeds of your own (2000-2049) to compare variants",
     )
@@ -152,6 +153,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ev.add_argument("--eval-workers", type=int, default=2, help="evaluation processes")
     ev.add_argument(
         "--eval-max-decisions", type=int, help="cut evaluation episodes short (smoke tests)"
+    )
+    ev.add_argument(
+        "--evaluate-only",
+        action="store_true",
+        help="train nothing: evaluate the finished run in --out (its policy.pt2) on --eval-seeds "
+        "and rewrite the evaluation fields of its run.json",
     )
     args = p.parse_args(argv)
     for name in ("total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs"):
@@ -254,8 +261,54 @@ def versions() -> dict[str, str]:
     }
 
 
+def evaluate_policy(policy_path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """`run.json`'s evaluation fields: the policy's returns on `--eval-seeds`, on Gymnasium's env
+    with mean and with sampled actions and on ours with mean actions."""
+    evaluation: dict[str, Any] = {}
+    seeds = evaluate.parse_seeds(args.eval_seeds) if args.eval_seeds else []
+    for name, which, sample in (
+        ("gymnasium_mean_actions", "gymnasium", False),
+        ("gymnasium_sampled", "gymnasium", True),
+        ("ours_mean_actions", "reinfors", False),
+    ):
+        if not seeds:
+            break
+        print(f"evaluating: {name} on {len(seeds)} seeds", flush=True)
+        returns = evaluate.evaluate_parallel(
+            which, str(policy_path), seeds, args.eval_workers, sample,
+            args.eval_sample_seed, args.eval_max_decisions,
+        )  # fmt: skip
+        evaluation[name] = {
+            "mean": float(np.mean(returns)),
+            "ci95": evaluate.interval95(returns),
+            "returns": returns,
+        }
+        print(f"{name}: mean {evaluation[name]['mean']:.1f}", flush=True)
+    return {
+        "eval_seeds": seeds,
+        "eval_max_decisions": args.eval_max_decisions,
+        "evaluation": evaluation,
+    }
+
+
+def evaluate_finished_run(args: argparse.Namespace) -> dict[str, Any]:
+    """--evaluate-only: evaluates a finished run's `policy.pt2` and rewrites the evaluation
+    fields of its `run.json`; what the training recorded stays as it was."""
+    run_path = args.out / "run.json"
+    if not run_path.is_file() or not (args.out / "policy.pt2").is_file():
+        sys.exit(f"--evaluate-only: {args.out} holds no finished run (policy.pt2 and run.json)")
+    record = json.loads(run_path.read_text())
+    record.update(evaluate_policy(args.out / "policy.pt2", args))
+    record["evaluated_after_training"] = True
+    run_path.write_text(json.dumps(record, indent=2) + "\n")
+    print(f"run record: {run_path}", flush=True)
+    return record
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = parse_args(argv)
+    if args.evaluate_only:
+        return evaluate_finished_run(args)
     start = time.perf_counter()
     args.out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)
@@ -316,25 +369,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
           f"{wall_clock_s:.0f} s after the start", flush=True)  # fmt: skip
     plot_curve(rows, args.out / "curve.png")
 
-    evaluation: dict[str, Any] = {}
-    seeds = evaluate.parse_seeds(args.eval_seeds) if args.eval_seeds else []
-    if seeds:
-        for name, which, sample in (
-            ("gymnasium_mean_actions", "gymnasium", False),
-            ("gymnasium_sampled", "gymnasium", True),
-            ("ours_mean_actions", "reinfors", False),
-        ):
-            print(f"evaluating: {name} on {len(seeds)} seeds", flush=True)
-            returns = evaluate.evaluate_parallel(
-                which, str(policy_path), seeds, args.eval_workers, sample,
-                args.eval_sample_seed, args.eval_max_decisions,
-            )  # fmt: skip
-            evaluation[name] = {
-                "mean": float(np.mean(returns)),
-                "ci95": evaluate.interval95(returns),
-                "returns": returns,
-            }
-            print(f"{name}: mean {evaluation[name]['mean']:.1f}", flush=True)
     record = {
         "seed": args.seed,
         "wall_clock_s": wall_clock_s,
@@ -342,9 +376,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         # Each decision runs frame_skip simulation steps (fewer when an episode ends inside it).
         "env_steps": decisions * args.frame_skip,
         "updates": len(rows),
-        "eval_seeds": seeds,
-        "eval_max_decisions": args.eval_max_decisions,
-        "evaluation": evaluation,
+        **evaluate_policy(policy_path, args),
         "versions": versions(),
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),

@@ -132,6 +132,30 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     assert alpha.shape == beta.shape == (3, 3) and value.shape == (3,)
     assert (alpha > 1).all() and (beta > 1).all()
 
+    # --evaluate-only re-evaluates the finished run on other seeds: only the evaluation changes.
+    again = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train.py"), "--evaluate-only", "--out", str(out),
+         "--eval-seeds", "4", "--eval-max-decisions", "15", "--eval-workers", "1"],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "decisions in" not in again.stdout, "nothing is trained"
+    reevaluated = json.loads((out / "run.json").read_text())
+    assert reevaluated.pop("evaluated_after_training") is True
+    assert reevaluated["eval_seeds"] == [4]
+    for result in reevaluated["evaluation"].values():
+        assert len(result["returns"]) == 1
+    expect = evaluate.evaluate("reinfors", str(out / "policy.pt2"), [4], max_decisions=15)
+    assert reevaluated["evaluation"]["ours_mean_actions"]["returns"] == expect
+    for key in set(record) - {"eval_seeds", "evaluation"}:
+        assert reevaluated[key] == record[key], key
+    # A folder without a finished run is refused with a message.
+    empty = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train.py"), "--evaluate-only", "--out", str(tmp_path)],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert empty.returncode != 0 and "holds no finished run" in empty.stderr
+
 
 def test_train_help_shows_every_default():
     run = subprocess.run(
@@ -139,7 +163,7 @@ def test_train_help_shows_every_default():
         env=ENV, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     text = " ".join(run.stdout.split())
-    for shown in ("(default: 4)", "(default: 7000-7099)", "(default: -0.5)",
+    for shown in ("(default: 4)", "(default: 8000-8099)", "(default: -0.5)",
                   "(default: auto)", "(default: 28.0)", "(default: (2.0, 3.0, 1.05))"):  # fmt: skip
         assert shown in text, shown
 
