@@ -59,6 +59,8 @@ lint-python: setup
 # lint-python without the set-up it needs (make test orders them itself).
 lint-python-steps:
 	@$(QUIETLY) ruff "ruff check" $(BIN)/ruff check reinfors_gym tests bench examples tools
+	@$(QUIETLY) ruff-format "ruff format --check" \
+		$(BIN)/ruff format --check reinfors_gym tests bench examples tools
 	@$(QUIETLY) stubtest "mypy.stubtest reinfors_gym._core" \
 		$(BIN)/python -m mypy.stubtest reinfors_gym._core
 

@@ -189,14 +189,18 @@ def main() -> None:
         / med["step_async, 64 envs"]["step_ms"],
         "loops": med,
     }
-    print(f"\npolicy alone {t_policy:.3f} ms/batch ({ceiling:,.0f} steps/s, "
-          f"{med['policy alone']['cores_busy']:.2f} cores busy), env alone "
-          f"{t_step:.3f} ms/step: serial bound {summary['serial_bound']:.3f}")
+    print(
+        f"\npolicy alone {t_policy:.3f} ms/batch ({ceiling:,.0f} steps/s, "
+        f"{med['policy alone']['cores_busy']:.2f} cores busy), env alone "
+        f"{t_step:.3f} ms/step: serial bound {summary['serial_bound']:.3f}"
+    )
     for name in ("sync loop", "async loop"):
         m = med[name]
         phases = ", ".join(f"{k[:-3]} {v:.3f} ms" for k, v in m.items() if k.endswith("_ms"))
-        print(f"{name}: {m['steps_per_s']:,.0f} steps/s = {m['steps_per_s'] / ceiling:.3f} of "
-              f"the ceiling; per iteration {phases}")
+        print(
+            f"{name}: {m['steps_per_s']:,.0f} steps/s = {m['steps_per_s'] / ceiling:.3f} of "
+            f"the ceiling; per iteration {phases}"
+        )
     m = med["step_async, 64 envs"]
     print(
         f"64 envs: step {m['step_ms']:.3f} ms; step_async returns in {m['step_async_ms']:.3f} ms "

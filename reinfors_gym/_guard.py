@@ -33,8 +33,7 @@ class CallGuard:
             running = self._running or "another call"
             if self._closing:
                 raise ClosedEnvironmentError(
-                    f"{call}() was called while this {self._what} is being closed in another "
-                    "thread"
+                    f"{call}() was called while this {self._what} is being closed in another thread"
                 )
             raise ConcurrentCallError(
                 f"{call}() was called on this {self._what} while {running}() is running in "

@@ -178,9 +178,7 @@ class _SubEnv:
             self._extra[name] = value
             return
         setattr(self, name, value)
-        owner._pool.set_reset_options(
-            self._index, self.lap_complete_percent, self.domain_randomize
-        )
+        owner._pool.set_reset_options(self._index, self.lap_complete_percent, self.domain_randomize)
 
 
 class CarRacingVectorEnv(VectorEnv):
@@ -616,9 +614,7 @@ class CarRacingVectorEnv(VectorEnv):
             raise InvalidEnvId("env_id is empty: send() at least one sub-env")
         if ids.min() < 0 or ids.max() >= self.num_envs:
             bad = sorted({int(i) for i in ids if not 0 <= i < self.num_envs})
-            raise InvalidEnvId(
-                f"env_id {bad} out of range: sub-envs are 0 to {self.num_envs - 1}"
-            )
+            raise InvalidEnvId(f"env_id {bad} out of range: sub-envs are 0 to {self.num_envs - 1}")
         if len(np.unique(ids)) != len(ids):
             values, counts = np.unique(ids, return_counts=True)
             raise InvalidEnvId(f"env_id {values[counts > 1].tolist()} appear more than once")
@@ -839,9 +835,7 @@ class CarRacingVectorEnv(VectorEnv):
                 f"discrete actions must be integers of shape ({n},), got {a.shape} {a.dtype}"
             )
         if check_values and ((a < 0) | (a >= 5)).any():
-            raise InvalidAction(
-                f"discrete actions must be in {{0, 1, 2, 3, 4}}, got {a.tolist()}"
-            )
+            raise InvalidAction(f"discrete actions must be in {{0, 1, 2, 3, 4}}, got {a.tolist()}")
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, dtype=np.int64)
         return a

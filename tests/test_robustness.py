@@ -204,9 +204,7 @@ def test_two_threads_on_one_vector_env_get_a_named_conflict():
     envs = CarRacingVectorEnv(4, num_threads=2, render_mode="rgb_array")
     envs.reset(seed=0)
     actions = np.tile([0.0, 0.5, 0.0], (4, 1))
-    errors = race(
-        [lambda: envs.step(actions), lambda: envs.step(actions), envs.reset, envs.render]
-    )
+    errors = race([lambda: envs.step(actions), lambda: envs.step(actions), envs.reset, envs.render])
     assert errors and all(isinstance(e, ConcurrentCallError) for e in errors), {
         repr(e) for e in errors
     }

@@ -58,7 +58,9 @@ def main() -> None:
         optimize=True,
     )
     size = args.gif.stat().st_size / 1e6
-    print(f"{args.gif}: {len(frames)} frames, {frames[0].size[0]}x{frames[0].size[1]}, {size:.1f} MB")
+    print(
+        f"{args.gif}: {len(frames)} frames, {frames[0].size[0]}x{frames[0].size[1]}, {size:.1f} MB"
+    )
 
 
 if __name__ == "__main__":

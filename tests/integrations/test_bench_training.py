@@ -66,3 +66,29 @@ def test_envpool_games_end_episodes_and_restart_the_stack(bench, episode_steps, 
     restarted = steps[reset_in - 1].obs
     assert (restarted[:, 0] == restarted[:, 1]).all()
     assert not (third.terminated | third.truncated).any()
+
+
+def test_envpool_rewards_stop_at_the_episode_end(bench):
+    """A decision's reward is its episode's: when the episode ends inside the decision, the
+    calls after the end (EnvPool's reset, then the next episode's first step) pay nothing into
+    it. The reference is a second pool, seeded alike, stepped call by call."""
+    import envpool
+
+    args = argparse.Namespace(n_games=2, n_threads=1, seed=1, frame_skip=4, stack_num=2)
+    actions = np.array([[0.0, 0.5, 0.0]] * 2, np.float32)
+    raw = envpool.make_gymnasium(
+        "CarRacing-v3", num_envs=2, batch_size=2, num_threads=1, seed=1, max_episode_steps=6
+    )
+    games = bench.EnvPoolGames(args, max_episode_steps=6)
+    try:
+        raw.reset()
+        calls = [raw.step(actions)[1].astype(np.float32) for _ in range(8)]
+        games.reset()
+        first, second = games.step(actions), games.step(actions)
+    finally:
+        raw.close()
+        games.close()
+    # Calls 7 and 8 are the reset and the next episode's first step, which costs time.
+    assert (calls[7] != 0).all()
+    np.testing.assert_allclose(first.rewards, np.sum(calls[:4], axis=0), rtol=1e-6)
+    np.testing.assert_allclose(second.rewards, np.sum(calls[4:6], axis=0), rtol=1e-6)

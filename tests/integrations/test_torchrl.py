@@ -87,4 +87,3 @@ def test_image_transforms_read_pixels():
     td = env.reset(seed=0)
     assert td["pixels"].shape == (2, 3, 64, 64) and td["pixels"].dtype == torch.float32
     env.close()
-

@@ -23,9 +23,7 @@ car.lap_complete_percent = 0.5
 car.domain_randomize = True
 env.close()
 
-shaped = rf.Reward(
-    tile=1000.0, step=-0.05, off_playfield=-100.0, off_road=-0.25, skipped_tile=-5.0
-)
+shaped = rf.Reward(tile=1000.0, step=-0.05, off_playfield=-100.0, off_road=-0.25, skipped_tile=-5.0)
 weights: tuple[float, float, float, float, float] = shaped.weights()
 game = rf.games.CarRacing(continuous=True, channels_first=True)
 engine = rf.Engine(game=game, reward=shaped, n_games=2, n_threads=1, seed=0)
