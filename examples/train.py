@@ -128,7 +128,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     reward.add_argument(
         "--skipped-tile-reward",
         type=float,
-        default=0.0,
+        default=-10.0,
         help="per tile passed without a touch, when the car lands beyond it",
     )
     ppo = p.add_argument_group("PPO")
