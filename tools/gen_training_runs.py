@@ -62,6 +62,8 @@ def summarize(record: dict[str, Any]) -> dict[str, Any]:
         run[f"{short}_solved_episodes"] = int(np.sum(np.asarray(returns) >= 900))
         run[f"{short}_returns"] = returns
     run["eval_seeds"] = [min(record["eval_seeds"]), max(record["eval_seeds"])]
+    # A run trained without evaluation and scored later by `train.py --evaluate-only`.
+    run["evaluated_after_training"] = record.get("evaluated_after_training", False)
     for key in ("versions", "cpu_model", "cpu_count", "device", "options"):
         run[key] = record[key]
     return run
