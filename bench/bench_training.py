@@ -26,6 +26,9 @@ Each side's `--sides` name is in parentheses.
   place. EnvPool has no preprocessing for CarRacing, so it is done here in NumPy: 4 `step`
   calls per decision with the same action, Gymnasium's luminance grayscale of the last frame, a
   2-frame stack (see `EnvPoolGames` for the episode ends).
+- **The policy alone** (`policy-alone`): the same synchronous loop with no env (`NoGames`: the
+  same frames every decision, no reward, no episode end). Its rate is the physical limit of a
+  loop that runs the policy's forward passes and updates one after the other on these cores.
 
 The two anchors run the usual synchronous PPO loop (collect a batch with one forward pass per
 decision, then train on it): actions sampled as the collector samples them, GAE in NumPy, and a
@@ -239,6 +242,27 @@ class EnvPoolGames:
         self.pool.close()
 
 
+class NoGames:
+    """The physical limit: no env at all. Every decision returns the same frames, no reward and
+    no episode end, so the loop's time is the policy's alone (a forward pass per decision and
+    the PPO update)."""
+
+    def __init__(self, args: argparse.Namespace):
+        shape = (args.n_games, args.stack_num if args.grayscale else 3 * args.stack_num, 96, 96)
+        self.obs = np.random.default_rng(args.seed).integers(0, 256, shape, dtype=np.uint8)
+
+    def reset(self) -> np.ndarray:
+        return self.obs.copy()
+
+    def step(self, actions: np.ndarray) -> Transition:
+        n = len(actions)
+        none = np.zeros(n, bool)
+        return Transition(self.obs.copy(), np.zeros(n, np.float32), none, none.copy(), {})
+
+    def close(self) -> None:
+        pass
+
+
 # --------------------------------------------------------------------------- the anchors' PPO loop
 
 
@@ -373,11 +397,16 @@ def envpool_sync(updates: int) -> float:
     return synchronous_ppo(EnvPoolGames, updates)
 
 
+def policy_alone(updates: int) -> float:
+    return synchronous_ppo(NoGames, updates)
+
+
 OURS = "reinfors-gym"
 SIDES = {
     OURS: Side("reinfors-gym collect_stream", ours),
     "gymnasium": Side("Gymnasium AsyncVectorEnv", gymnasium_async),
     "envpool": Side("EnvPool CarRacing-v3 (sync)", envpool_sync),
+    "policy-alone": Side("the policy alone, no env (sync)", policy_alone),
 }
 
 

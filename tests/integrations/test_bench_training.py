@@ -92,3 +92,13 @@ def test_envpool_rewards_stop_at_the_episode_end(bench):
     assert (calls[7] != 0).all()
     np.testing.assert_allclose(first.rewards, np.sum(calls[:4], axis=0), rtol=1e-6)
     np.testing.assert_allclose(second.rewards, np.sum(calls[4:6], axis=0), rtol=1e-6)
+
+
+def test_the_policy_alone_sees_frames_and_nothing_else(bench):
+    games = bench.NoGames(bench.RECIPE)
+    obs = games.reset()
+    assert obs.shape == (16, 2, 96, 96) and obs.dtype == np.uint8 and obs.std() > 0
+    step = games.step(np.zeros((16, 3), np.float32))
+    np.testing.assert_array_equal(step.obs, obs)
+    assert not step.rewards.any() and not (step.terminated | step.truncated).any()
+    assert not step.final_obs
