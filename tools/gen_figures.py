@@ -29,6 +29,7 @@ PARITY = ROOT / "docs" / "parity_summary.json"
 PROFILE = ROOT / "docs" / "policy_loop_profile.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
+TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
 #: The pages that quote figures; benchmarks.md and parity.md are generated whole.
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 GENERATED_PAGES = {ROOT / "docs" / "benchmarks.md", ROOT / "docs" / "parity.md"}
@@ -267,6 +268,28 @@ def training_variants_table(v: dict[str, Any]) -> str:
     return "\n".join([head, *rows])
 
 
+def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
+    """The recipe's decisions/s on each loop, and the wall-clock each would need for the
+    median training run's decisions."""
+    median_run = next(r for r in t["runs"] if r["seed"] == t["median_seed"])
+    decisions = median_run["decisions"]
+    head = (
+        f"| loop | decisions/s (median of {bench['trials']}) | range | reinfors-gym ÷ this loop "
+        f"| time to {decisions:,} decisions |\n|---|---|---|---|---|"
+    )
+    rows = []
+    for side, label in bench["labels"].items():
+        rate, (lo, hi) = bench["medians"][side], bench["ranges"][side]
+        ratio = bench["ratios"].get(side)
+        minutes = decisions / rate / 60
+        duration = f"{minutes / 60:.1f} h" if minutes >= 120 else f"{minutes:.0f} min"
+        rows.append(
+            f"| {label} | {rate:,.0f} | {lo:,.0f}–{hi:,.0f} "
+            f"| {'—' if ratio is None else f'{ratio:.1f}×'} | {duration} |"
+        )
+    return "\n".join([head, *rows])
+
+
 def _bench(f: Callable[[Bench], str]) -> Callable[[], str]:
     return lambda: f(Bench(json.loads(BENCH.read_text())))
 
@@ -293,6 +316,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-runs": _records(training_runs_table, TRAINING_RUNS),
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
     "training-variants": _records(training_variants_table, TRAINING_VARIANTS),
+    "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
 }
 
 
