@@ -266,13 +266,12 @@ def evaluate_policy(policy_path: Path, args: argparse.Namespace) -> dict[str, An
     with mean and with sampled actions and on ours with mean actions."""
     evaluation: dict[str, Any] = {}
     seeds = evaluate.parse_seeds(args.eval_seeds) if args.eval_seeds else []
-    for name, which, sample in (
+    runs = (
         ("gymnasium_mean_actions", "gymnasium", False),
         ("gymnasium_sampled", "gymnasium", True),
         ("ours_mean_actions", "reinfors", False),
-    ):
-        if not seeds:
-            break
+    )
+    for name, which, sample in runs if seeds else ():
         print(f"evaluating: {name} on {len(seeds)} seeds", flush=True)
         returns = evaluate.evaluate_parallel(
             which, str(policy_path), seeds, args.eval_workers, sample,
