@@ -140,7 +140,8 @@ test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
 	@$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_sb3.py \
 		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py \
 		tests/integrations/test_evaluate.py tests/integrations/test_help.py \
-		tests/integrations/test_train.py tests/integrations/test_bench_training.py
+		tests/integrations/test_train.py tests/integrations/test_bench_training.py \
+		tests/integrations/test_lap_stats.py
 
 test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(QUIETLY) develop-rllib \
