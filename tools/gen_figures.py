@@ -268,6 +268,29 @@ def training_variants_table(v: dict[str, Any]) -> str:
     return "\n".join([head, *rows])
 
 
+def training_laps(v: dict[str, Any]) -> str:
+    """How the validated policies drive (tools/lap_stats.py, mean actions, on ours): the laps
+    ended inside the time limit, their steps, and the mean gas and brake."""
+    head = (
+        "| variant | training seed | validation, mean actions | laps ended in time "
+        "| steps per ended lap | mean gas | mean brake |\n|---|---|---|---|---|---|---|"
+    )
+    rows = []
+    for r in v["variants"]:
+        laps = r.get("laps")
+        if not laps:
+            continue
+        ended = [lap for lap in laps if lap["lap_ended"]]
+        steps = sum(lap["steps"] for lap in ended) / len(ended) if ended else float("nan")
+        gas = sum(lap["gas"] for lap in laps) / len(laps)
+        brake = sum(lap["brake"] for lap in laps) / len(laps)
+        rows.append(
+            f"| {r['variant']} | {r['training_seed']} | {r['mean_actions']['mean']:.1f} "
+            f"| {len(ended)} of {len(laps)} | {steps:.0f} | {gas:.2f} | {brake:.3f} |"
+        )
+    return "\n".join([head, *rows])
+
+
 def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
     """The recipe's decisions/s on each loop, and the wall-clock each would need for the
     median training run's decisions."""
@@ -316,6 +339,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-runs": _records(training_runs_table, TRAINING_RUNS),
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
     "training-variants": _records(training_variants_table, TRAINING_VARIANTS),
+    "training-laps": _records(training_laps, TRAINING_VARIANTS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
 }
 
