@@ -24,6 +24,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import evaluate  # noqa: E402 - after the path
 
+SIMULATION_FPS = 50  # CarRacing's FPS: its clock `t` advances 1/50 s per simulation step
+
 
 def mean_action(first: Any, second: Any, distribution: str, low: Any, high: Any) -> np.ndarray:
     """The policy's deterministic action on the box, as `evaluate.run_episode` takes it."""
@@ -42,7 +44,7 @@ def lap(job: tuple[str, str, int]) -> dict[str, Any]:
     try:
         obs, _ = env.reset(seed=seed)
         low, high = env.action_space.low, env.action_space.high
-        total, decisions, actions = 0.0, 0, []
+        total, actions = 0.0, []
         terminated = truncated = lap_finished = False
         while not (terminated or truncated):
             first, second, _ = policy(torch.from_numpy(np.asarray(obs)[None]))
@@ -52,16 +54,18 @@ def lap(job: tuple[str, str, int]) -> dict[str, Any]:
             # Gymnasium's flag: the lap ended, not the car leaving the playfield.
             lap_finished = bool(info.get("lap_finished", False))
             total += float(reward)
-            decisions += 1
         track = env.unwrapped
         tiles = int(track.tile_visited_count) / len(track.track)
+        # The simulation clock, not decisions x frame_skip: the last decision stops early
+        # when the episode ends inside it. The clock also counts the step `reset` takes.
+        steps = round(float(track.t) * SIMULATION_FPS) - 1
     finally:
         env.close()
     taken = np.array(actions)
     return {
         "seed": seed,
         "return": total,
-        "steps": decisions * preprocessing["frame_skip"],
+        "steps": steps,
         "tiles": tiles,
         "lap_ended": lap_finished,
         "gas": float(taken[:, 1].mean()),
@@ -75,7 +79,9 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
     )
     p.add_argument("checkpoint", help="a .pt2 file (evaluate.save_checkpoint)")
-    p.add_argument("--env", choices=sorted(evaluate.ENV_IDS), default="reinfors")
+    p.add_argument(
+        "--env", choices=sorted(evaluate.ENV_IDS), default="reinfors", help="the env to run on"
+    )
     p.add_argument("--seeds", default="2000-2049", help="A-B inclusive, or a comma list")
     p.add_argument("--workers", type=int, default=2, help="processes")
     p.add_argument("--json", action="store_true", help="end with one JSON line of the laps")
