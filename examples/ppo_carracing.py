@@ -282,9 +282,9 @@ def stream_updates(
     update each, the actor refreshed under `actor_lock` after each; one row per update in
     `args.out / "scalars.csv"` and a progress line. The learning rate anneals linearly from
     `args.lr` to 0 over `progress(update, elapsed_s)`, the fraction of the run done (default:
-    `update / n_updates`); the loop also ends once that reaches 1. `before_update(update)` runs
-    before each update. Returns the rows, the env steps (decisions) trained on, and the
-    seconds from the start to the last update."""
+    `update / n_updates`); the loop also ends once that reaches 1. `before_update(update, done)`
+    runs before each update, with `done` that fraction. Returns the rows, the env steps
+    (decisions) trained on, and the seconds from the start to the last update."""
     if progress is None:
 
         def progress(update: int, elapsed: float) -> float:
@@ -312,7 +312,7 @@ def stream_updates(
             lr = args.lr * (1.0 - done)
             optimizer.param_groups[0]["lr"] = lr
             if before_update is not None:
-                before_update(update)
+                before_update(update, done)
             t0 = time.perf_counter()
             stats = ppo_update(learner, optimizer, batch, args, rng)
             with actor_lock:
@@ -406,7 +406,7 @@ def main() -> None:
             mean, log_std, value = actor(torch.from_numpy(obs))
             return torch.cat([mean, log_std], 1).numpy(), value.numpy()
 
-    def before_update(update: int) -> None:
+    def before_update(update: int, done: float) -> None:
         if args.final_log_std is not None:
             with torch.no_grad():
                 frac = update / max(1, n_updates - 1)

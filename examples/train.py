@@ -14,7 +14,10 @@ inside the network), so the exported file runs on Gymnasium's own `CarRacing-v3`
 through `examples/evaluate.py`.
 
 Training stops at `--total-decisions` or after `--max-minutes`, whichever comes first (the
-learning rate anneals to 0 over whichever is nearer). Then it writes into `--out`:
+learning rate anneals to 0 over whichever is nearer). Over the run's second half it scores
+snapshots of the policy with mean actions on selection seeds of ours (`--select-seeds`), and it
+exports the best of them and the last update (`snapshot_selection.py`; the last update goes to
+`policy_last.pt2` when it is not the best). It writes into `--out`:
 `policy.pt2` (evaluate.py's format), `scalars.csv` (one row per update), `curve.png` (with
 matplotlib) and `run.json`: the seed, `wall_clock_s` from the start to the export, the decisions
 and simulation steps trained, the evaluation's mean returns on `--eval-seeds` (Gymnasium's env
@@ -61,6 +64,7 @@ from ppo_carracing import (  # noqa: E402
     plot_curve,
     stream_updates,
 )
+from snapshot_selection import SnapshotSelector  # noqa: E402
 
 # The action box, as the collector maps a Beta sample onto it: steer [-1, 1], gas and brake [0, 1].
 ACTION_LOW = (-1.0, 0.0, 0.0)
@@ -142,6 +146,27 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ppo.add_argument(
         "--device", default="auto", help="torch device; auto: cuda when available, else cpu"
     )
+    sel = p.add_argument_group(
+        "snapshot selection (examples/snapshot_selection.py): the export is the best snapshot"
+    )
+    sel.add_argument(
+        "--select-seeds",
+        default="3000-3049",
+        help="seeds of ours that score snapshots with mean actions, A-B inclusive or a comma "
+        "list; a block apart from validation (2000-2049) and test; '' exports the last update",
+    )
+    sel.add_argument(
+        "--select-from",
+        type=float,
+        default=0.5,
+        help="fraction of the run (time or decisions) after which snapshots are scored",
+    )
+    sel.add_argument(
+        "--select-snapshots",
+        type=int,
+        default=12,
+        help="snapshots scored, evenly spread from --select-from to the end, besides the last",
+    )
     ev = p.add_argument_group("evaluation of the exported policy (examples/evaluate.py)")
     ev.add_argument(
         "--eval-seeds",
@@ -152,7 +177,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ev.add_argument("--eval-sample-seed", type=int, default=0, help="seed of the sampled run")
     ev.add_argument("--eval-workers", type=int, default=2, help="evaluation processes")
     ev.add_argument(
-        "--eval-max-decisions", type=int, help="cut evaluation episodes short (smoke tests)"
+        "--eval-max-decisions",
+        type=int,
+        help="cut evaluation and selection episodes short (smoke tests)",
     )
     ev.add_argument(
         "--evaluate-only",
@@ -164,6 +191,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for name in ("total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if not 0.0 <= args.select_from <= 1.0:
+        p.error("--select-from must be within [0, 1]")
+    if args.select_snapshots < 0:
+        p.error("--select-snapshots must be at least 0")
     if args.target_kl <= 0:
         args.target_kl = None  # ppo_update's "never stop early"
     for name in ("init_alpha", "init_beta"):
@@ -352,15 +383,56 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         by_time = elapsed / budget_s if budget_s > 0 else 0.0
         return max(update / n_updates, by_time)
 
-    rows, decisions, train_s = stream_updates(
-        engine, infer, learner, actor, actor_lock, optimizer, args, n_updates, progress=progress
-    )
-    policy_path = args.out / "policy.pt2"
     preprocessing = {
         "frame_skip": args.frame_skip,
         "stack_num": args.stack_num,
         "grayscale": args.grayscale,
     }
+    select_seeds = evaluate.parse_seeds(args.select_seeds) if args.select_seeds else []
+    selector = (
+        SnapshotSelector(select_seeds, preprocessing, args.n_threads, args.eval_max_decisions)
+        if select_seeds
+        else None
+    )
+    # Progress fractions at which a snapshot is scored; the last update is scored after the loop.
+    marks = [
+        args.select_from + k * (1.0 - args.select_from) / max(1, args.select_snapshots)
+        for k in range(args.select_snapshots)
+    ]
+
+    def score_snapshot(update: int, done: float) -> None:
+        if selector is None or not marks or done < marks[0]:
+            return
+        while marks and done >= marks[0]:
+            marks.pop(0)
+        mean = selector.score(
+            learner, update=update, decisions=update * args.collect_size, progress=done
+        )
+        print(f"snapshot after {update} updates: {mean:.1f} on the selection seeds", flush=True)
+
+    rows, decisions, train_s = stream_updates(
+        engine, infer, learner, actor, actor_lock, optimizer, args, n_updates,
+        before_update=score_snapshot, progress=progress,
+    )  # fmt: skip
+    selection: dict[str, Any] | None = None
+    if selector is not None:
+        selector.score(learner, update=len(rows), decisions=decisions, progress=1.0)
+        selector.close()
+        if selector.best_index != len(selector.snapshots) - 1:
+            # The last update too, so that a run's choice can be judged on other seeds.
+            last = copy.deepcopy(learner).cpu()
+            evaluate.save_checkpoint(
+                last, str(args.out / "policy_last.pt2"), preprocessing, distribution="beta"
+            )
+            learner.load_state_dict(selector.best_state)
+        selection = {
+            "seeds": select_seeds,
+            "snapshots": selector.snapshots,
+            "exported": selector.best(),
+        }
+        print(f"exporting the snapshot after {selection['exported']['update']} updates "
+              f"({selection['exported']['mean']:.1f})", flush=True)  # fmt: skip
+    policy_path = args.out / "policy.pt2"
     exported = copy.deepcopy(learner).cpu()
     evaluate.save_checkpoint(exported, str(policy_path), preprocessing, distribution="beta")
     wall_clock_s = time.perf_counter() - start
@@ -375,6 +447,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         # Each decision runs frame_skip simulation steps (fewer when an episode ends inside it).
         "env_steps": decisions * args.frame_skip,
         "updates": len(rows),
+        "selection": selection,
         **evaluate_policy(policy_path, args),
         "versions": versions(),
         "cpu_model": cpu_model(),

@@ -1,0 +1,105 @@
+"""Chooses the policy a training run exports: the best of its late snapshots, scored with mean
+actions on selection seeds of our env.
+
+A run's last update is not always its best policy: two runs of one recipe and one training seed
+ended ~28 points apart on validation (docs/training.md). Scoring snapshots as the run goes, and
+exporting the best, is what SB3's `EvalCallback(best_model_save_path=...)` does. The selection
+seeds are a block of their own, apart from the validation and test blocks, so neither is spent
+on the choice.
+
+A snapshot's score is `examples/evaluate.py`'s on our env (`--env reinfors`, mean actions) for
+the same seeds, computed in one batch: one vector env with the run's native frame skip,
+grayscale and frame stack (equal to evaluate.py's Gymnasium wrappers), one forward pass per
+decision for all the seeds.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+import reinfors_gym as rf
+
+# The action box: steer [-1, 1], gas and brake [0, 1] (the collector's Beta mapping).
+ACTION_LOW = np.array([-1.0, 0.0, 0.0])
+ACTION_HIGH = np.array([1.0, 1.0, 1.0])
+
+
+class SnapshotSelector:
+    """Scores snapshots of a Beta policy (`forward(obs) -> alpha, beta, value`) on `seeds` and
+    keeps a copy of the best one's weights.
+
+    Args:
+        seeds: one episode per seed, each on its own sub-env.
+        preprocessing: `{"frame_skip", "stack_num", "grayscale"}`, as the policy was trained.
+        num_threads: the vector env's worker threads.
+        max_decisions: cut the episodes short (quick checks); `None` plays them out.
+    """
+
+    def __init__(
+        self,
+        seeds: list[int],
+        preprocessing: dict[str, Any],
+        num_threads: int = 2,
+        max_decisions: int | None = None,
+    ):
+        if not seeds:
+            raise ValueError("snapshot selection needs at least one seed")
+        self.seeds = list(seeds)
+        self.max_decisions = max_decisions
+        self.env = rf.CarRacingVectorEnv(
+            len(self.seeds),
+            num_threads=num_threads,
+            frame_skip=preprocessing["frame_skip"],
+            stack_num=preprocessing["stack_num"],
+            grayscale=preprocessing["grayscale"],
+        )
+        self.snapshots: list[dict[str, Any]] = []
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.best_index: int | None = None
+
+    @torch.no_grad()
+    def returns(self, policy: nn.Module) -> np.ndarray:
+        """Each seed's return (Gymnasium's reward) with the policy's mean action."""
+        device = next(policy.parameters()).device
+        obs, _ = self.env.reset(seed=self.seeds)
+        n = len(self.seeds)
+        totals = np.zeros(n)
+        running = np.ones(n, dtype=bool)
+        decisions = 0
+        while running.any() and (self.max_decisions is None or decisions < self.max_decisions):
+            alpha, beta, _ = policy(torch.from_numpy(obs).to(device))
+            alpha, beta = alpha.double().cpu().numpy(), beta.double().cpu().numpy()
+            mean = ACTION_LOW + (ACTION_HIGH - ACTION_LOW) * alpha / (alpha + beta)
+            obs, reward, terminated, truncated, _ = self.env.step(
+                np.clip(mean, ACTION_LOW, ACTION_HIGH)
+            )
+            # Each sub-env plays one episode; what follows its end (the autoreset) is not scored.
+            totals += np.where(running, reward, 0.0)
+            running &= ~(terminated | truncated)
+            decisions += 1
+        return totals
+
+    def score(self, policy: nn.Module, **context: Any) -> float:
+        """Scores `policy` and keeps its weights if no earlier snapshot scored higher (a tie
+        goes to the later, longer-trained one). `context` (update, progress, ...) is recorded
+        with the score."""
+        mean = float(self.returns(policy).mean())
+        self.snapshots.append({**context, "mean": mean})
+        if self.best_index is None or mean >= self.snapshots[self.best_index]["mean"]:
+            self.best_index = len(self.snapshots) - 1
+            self.best_state = copy.deepcopy(policy.state_dict())
+        return mean
+
+    def best(self) -> dict[str, Any]:
+        """The best snapshot's record (its context and mean)."""
+        if self.best_index is None:
+            raise RuntimeError("no snapshot was scored")
+        return self.snapshots[self.best_index]
+
+    def close(self) -> None:
+        self.env.close()
