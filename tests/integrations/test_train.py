@@ -122,6 +122,20 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     evaluate = load("evaluate")
     again = evaluate.evaluate("gymnasium", str(out / "policy.pt2"), [0, 1], max_decisions=15)
     assert again == evaluation["gymnasium_mean_actions"]["returns"]
+    # The export is the best scored snapshot (a tie goes to the later one); the last update is
+    # kept beside it when it is not the best.
+    selection = record["selection"]
+    assert selection["seeds"] == list(range(3000, 3050))
+    snapshots = selection["snapshots"]
+    assert [s["update"] for s in snapshots] == [1, 2], "halfway, then the last update"
+    best = max(range(len(snapshots)), key=lambda i: (snapshots[i]["mean"], i))
+    assert selection["exported"] == snapshots[best]
+    assert (out / "policy_last.pt2").exists() == (best != len(snapshots) - 1)
+    selector = load("snapshot_selection").SnapshotSelector(
+        selection["seeds"], {"frame_skip": 4, "stack_num": 2, "grayscale": True}, max_decisions=15
+    )
+    exported_policy = evaluate.load_policy(str(out / "policy.pt2"))[0]
+    assert selector.returns(exported_policy).mean() == pytest.approx(snapshots[best]["mean"])
     rows = (out / "scalars.csv").read_text().strip().splitlines()
     assert len(rows) == 1 + 2
     # The export is evaluate.py's format, with its distribution and preprocessing.
@@ -163,8 +177,9 @@ def test_train_help_shows_every_default():
         env=ENV, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     text = " ".join(run.stdout.split())
-    for shown in ("(default: 4)", "(default: 8000-8099)", "(default: -0.5)", "(default: -10.0)",
-                  "(default: auto)", "(default: 28.0)", "(default: (2.0, 3.0, 1.05))"):  # fmt: skip
+    for shown in ("(default: 4)", "(default: 8000-8099)", "(default: 3000-3049)",
+                  "(default: -0.5)", "(default: -10.0)", "(default: auto)", "(default: 28.0)",
+                  "(default: (2.0, 3.0, 1.05))"):  # fmt: skip
         assert shown in text, shown
 
 
@@ -208,3 +223,80 @@ def test_evaluate_writes_a_video(tmp_path, which):
     assert fps == 50
     # The road is grey and the grass green: a real picture, not a blank one.
     assert frames[-1].std() > 10
+
+
+class ConstantBeta(torch.nn.Module):
+    """A policy that ignores what it sees: fixed Beta concentrations (a parameter, so that its
+    weights can be copied and told apart)."""
+
+    def __init__(self, alpha: list[float], beta: list[float]):
+        super().__init__()
+        self.concentrations = torch.nn.Parameter(torch.tensor([alpha, beta]))
+
+    def forward(self, obs: torch.Tensor):
+        n = obs.shape[0]
+        alpha, beta = self.concentrations
+        return alpha.expand(n, 3), beta.expand(n, 3), torch.zeros(n)
+
+
+PREPROCESSING = {"frame_skip": 4, "stack_num": 2, "grayscale": True}
+DRIVE = ([2.0, 3.0, 1.05], [2.0, 2.0, 20.0])  # straight ahead, gas 0.6, brake 0.05
+STAND = ([2.0, 1.05, 1.05], [2.0, 20.0, 20.0])  # gas 0.05: crawls
+
+
+def test_snapshot_scores_are_evaluate_py_returns_on_our_env(tmp_path):
+    """One episode per seed, what follows its end not counted: with a policy that ignores its
+    input (no batch rounding), each seed's return is evaluate.py's on our env, whole episodes;
+    with a CNN policy and one seed, too."""
+    evaluate = load("evaluate")
+    selection = load("snapshot_selection")
+    seeds = [11, 12]
+    drive = ConstantBeta(*DRIVE)
+    checkpoint = tmp_path / "drive.pt2"
+    evaluate.save_checkpoint(drive, str(checkpoint), PREPROCESSING, distribution="beta")
+    selector = selection.SnapshotSelector(seeds, PREPROCESSING)
+    scored = selector.returns(drive)
+    expect = evaluate.evaluate("reinfors", str(checkpoint), seeds)
+    np.testing.assert_array_equal(scored, expect)
+    assert len(set(expect)) == 2, "two different tracks"
+
+    train = load("train")
+    agent = train.BetaAgent(train.parse_args([]))
+    checkpoint = tmp_path / "agent.pt2"
+    evaluate.save_checkpoint(agent, str(checkpoint), PREPROCESSING, distribution="beta")
+    one = selection.SnapshotSelector([7], PREPROCESSING, max_decisions=40)
+    expect = evaluate.evaluate("reinfors", str(checkpoint), [7], max_decisions=40)
+    assert one.returns(agent).tolist() == expect
+
+
+def test_the_selector_keeps_the_best_snapshot_and_a_tie_goes_to_the_later():
+    selection = load("snapshot_selection")
+    selector = selection.SnapshotSelector([3, 4], PREPROCESSING, max_decisions=60)
+    drive, stand = ConstantBeta(*DRIVE), ConstantBeta(*STAND)
+    first = selector.score(drive, update=1)
+    assert selector.score(stand, update=2) < first
+    assert selector.best() == {"update": 1, "mean": first}
+    assert torch.equal(selector.best_state["concentrations"], drive.concentrations)
+    # The kept weights are a copy: training on after the score does not change them.
+    with torch.no_grad():
+        drive.concentrations.add_(1.0)
+    assert not torch.equal(selector.best_state["concentrations"], drive.concentrations)
+    later = ConstantBeta(*DRIVE)
+    assert selector.score(later, update=3) == first
+    assert selector.best()["update"] == 3
+    assert [s["update"] for s in selector.snapshots] == [1, 2, 3]
+    selector.close()
+
+
+def test_selection_options_are_checked():
+    selection = load("snapshot_selection")
+    with pytest.raises(ValueError, match="at least one seed"):
+        selection.SnapshotSelector([], PREPROCESSING)
+    with pytest.raises(RuntimeError, match="no snapshot"):
+        selection.SnapshotSelector([1], PREPROCESSING).best()
+    for bad in (["--select-from", "1.5"], ["--select-from", "-0.1"], ["--select-snapshots", "-1"]):
+        run = subprocess.run(
+            [sys.executable, str(EXAMPLES / "train.py"), *bad],
+            env=ENV, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert run.returncode == 2 and bad[0] in run.stderr, bad
