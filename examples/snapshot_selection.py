@@ -49,7 +49,8 @@ class SnapshotSelector:
     ):
         if not seeds:
             raise ValueError("snapshot selection needs at least one seed")
-        self.seeds = list(seeds)
+        # The element type reset() takes (Gymnasium's: a seed or None per sub-env).
+        self.seeds: list[int | None] = list(seeds)
         self.max_decisions = max_decisions
         self.env = rf.CarRacingVectorEnv(
             len(self.seeds),
