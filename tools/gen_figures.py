@@ -291,6 +291,35 @@ def training_laps(v: dict[str, Any]) -> str:
     return "\n".join([head, *rows])
 
 
+def training_selection(v: dict[str, Any]) -> str:
+    """Snapshot selection in the validated runs that used it: which snapshot each exported, its
+    score and the last update's on the selection seeds, and both policies on validation."""
+    head = (
+        "| variant | training seed | snapshots scored | exported: after update | selection score, "
+        "exported / last | validation, exported / last | episodes ≥ 900, exported / last |"
+        "\n|---|---|---|---|---|---|---|"
+    )
+    rows = []
+    for r in v["variants"]:
+        selection = r.get("selection")
+        if not selection:
+            continue
+        snapshots, exported = selection["snapshots"], selection["exported"]
+        last = snapshots[-1]
+        mean = r["mean_actions"]
+        # A run whose last update is its best exports that one: validation is then the same.
+        last_validation = r.get("last_update_mean_actions", mean)
+        rows.append(
+            f"| {r['variant']} | {r['training_seed']} | {len(snapshots)} "
+            f"| {exported['update']} of {last['update']} "
+            f"| {exported['mean']:.1f} / {last['mean']:.1f} "
+            f"| {mean['mean']:.1f} / {last_validation['mean']:.1f} "
+            f"| {mean['solved_episodes']} / {last_validation['solved_episodes']} of "
+            f"{len(mean['returns'])} |"
+        )
+    return "\n".join([head, *rows])
+
+
 def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
     """The recipe's decisions/s on each loop, and the wall-clock each would need for the
     median training run's decisions."""
@@ -340,6 +369,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
     "training-variants": _records(training_variants_table, TRAINING_VARIANTS),
     "training-laps": _records(training_laps, TRAINING_VARIANTS),
+    "training-selection": _records(training_selection, TRAINING_VARIANTS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
 }
 
