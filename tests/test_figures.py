@@ -34,6 +34,10 @@ OWN_NUMBERS = {
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:–\d+(?:[.,]\d+)*)?×?")
 #: Numbers in the figures' fixed wording, not measured: the 96×96 frame, 1,024 envs.
 WORDING = {"96×", "1,024"}
+#: A page's own measurement that equals a figure's number by chance: (page, number).
+COINCIDENCES = {
+    ("docs/soak.md", "10.2"),  # the soak's memory growth, not seed 1's sampled 95% interval
+}
 
 
 DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -103,7 +107,7 @@ def test_no_figure_is_copied_by_hand() -> None:
         outside = gen_figures.REGION.sub("", page.read_text())
         for line in outside.splitlines():
             for token in numbers_in(line):
-                if token in numbers:
+                if token in numbers and (str(page.relative_to(ROOT)), token) not in COINCIDENCES:
                     copies.append(
                         f"{page.relative_to(ROOT)}: '{token}' ({numbers[token]}) in: {line.strip()}"
                     )
