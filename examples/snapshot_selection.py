@@ -18,15 +18,12 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 import torch
 import torch.nn as nn
 
 import reinfors_gym as rf
-
-# The action box: steer [-1, 1], gas and brake [0, 1] (the collector's Beta mapping).
-ACTION_LOW = np.array([-1.0, 0.0, 0.0])
-ACTION_HIGH = np.array([1.0, 1.0, 1.0])
 
 
 class SnapshotSelector:
@@ -59,6 +56,10 @@ class SnapshotSelector:
             stack_num=preprocessing["stack_num"],
             grayscale=preprocessing["grayscale"],
         )
+        # The Beta's (0, 1) maps onto the env's box, as in the collector and evaluate.py.
+        space = self.env.single_action_space
+        assert isinstance(space, gym.spaces.Box), space
+        self.low, self.high = space.low.astype(np.float64), space.high.astype(np.float64)
         self.snapshots: list[dict[str, Any]] = []
         self.best_state: dict[str, torch.Tensor] | None = None
         self.best_index: int | None = None
@@ -75,9 +76,9 @@ class SnapshotSelector:
         while running.any() and (self.max_decisions is None or decisions < self.max_decisions):
             alpha, beta, _ = policy(torch.from_numpy(obs).to(device))
             alpha, beta = alpha.double().cpu().numpy(), beta.double().cpu().numpy()
-            mean = ACTION_LOW + (ACTION_HIGH - ACTION_LOW) * alpha / (alpha + beta)
+            mean = self.low + (self.high - self.low) * alpha / (alpha + beta)
             obs, reward, terminated, truncated, _ = self.env.step(
-                np.clip(mean, ACTION_LOW, ACTION_HIGH)
+                np.clip(mean, self.low, self.high)
             )
             # Each sub-env plays one episode; what follows its end (the autoreset) is not scored.
             totals += np.where(running, reward, 0.0)

@@ -193,6 +193,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     if not 0.0 <= args.select_from <= 1.0:
         p.error("--select-from must be within [0, 1]")
+    try:
+        evaluate.parse_seeds(args.select_seeds)
+    except ValueError as error:
+        p.error(f"--select-seeds: {error}")
     if args.select_snapshots < 0:
         p.error("--select-snapshots must be at least 0")
     if args.target_kl <= 0:

@@ -294,7 +294,8 @@ def test_selection_options_are_checked():
         selection.SnapshotSelector([], PREPROCESSING)
     with pytest.raises(RuntimeError, match="no snapshot"):
         selection.SnapshotSelector([1], PREPROCESSING).best()
-    for bad in (["--select-from", "1.5"], ["--select-from", "-0.1"], ["--select-snapshots", "-1"]):
+    for bad in (["--select-from", "1.5"], ["--select-from", "-0.1"], ["--select-snapshots", "-1"],
+                ["--select-seeds", "9-3"]):  # fmt: skip
         run = subprocess.run(
             [sys.executable, str(EXAMPLES / "train.py"), *bad],
             env=ENV, capture_output=True, text=True, timeout=120,
