@@ -13,19 +13,19 @@ counterpart (an action repeat, `GrayscaleObservation`, `FrameStackObservation`; 
 inside the network), so the exported file runs on Gymnasium's own `CarRacing-v3` and on ours
 through `examples/evaluate.py`.
 
-Training stops at `--total-decisions` or after `--max-minutes`, whichever comes first (the
-learning rate anneals to 0 over whichever is nearer). Over the run's second half it scores
-snapshots of the policy with mean actions on selection seeds of ours (`--select-seeds`), and it
-exports the best of them and the last update (`snapshot_selection.py`; the last update goes to
-`policy_last.pt2` when it is not the best). It writes into `--out`:
-`policy.pt2` (evaluate.py's format), `scalars.csv` (one row per update), `curve.png` (with
-matplotlib) and `run.json`: the seed, `wall_clock_s` from the start to the export, the decisions
-and simulation steps trained, the evaluation's mean returns on `--eval-seeds` (Gymnasium's env
-with mean actions and with sampled actions, ours with mean actions, each with every seed's
-return), the versions of torch, gymnasium and numpy, the CPU model and the device. Uses a CUDA
-device when one is present (`--device auto`). Every option's default is the recipe
-(`--help` shows them). `--evaluate-only` trains nothing: it evaluates the finished run in `--out`
-on `--eval-seeds` and rewrites the evaluation fields of its `run.json`.
+Training stops at `--total-decisions` or after `--max-minutes`, whichever comes first (the learning
+rate anneals to 0 over whichever is nearer). Over the run's second half it scores snapshots of the
+policy on selection seeds of ours (`--select-seeds`), with mean and with sampled actions
+(`--select-by`), and it exports the best of them and the last update (`snapshot_selection.py`; the
+last update goes to `policy_last.pt2` when it is not the best). It writes into `--out`: `policy.pt2`
+(evaluate.py's format), `scalars.csv` (one row per update), `curve.png` (with matplotlib) and
+`run.json`: the seed, `wall_clock_s` from the start to the export, the decisions and simulation
+steps trained, the evaluation's mean returns on `--eval-seeds` (Gymnasium's env with mean actions
+and with sampled actions, ours with mean actions, each with every seed's return), the versions of
+torch, gymnasium and numpy, the CPU model and the device. Uses a CUDA device when one is present
+(`--device auto`). Every option's default is the recipe (`--help` shows them). `--evaluate-only`
+trains nothing: it evaluates the finished run in `--out` on `--eval-seeds` and rewrites the
+evaluation fields of its `run.json`.
 """
 
 from __future__ import annotations
@@ -152,8 +152,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     sel.add_argument(
         "--select-seeds",
         default="3000-3049",
-        help="seeds of ours that score snapshots with mean actions, A-B inclusive or a comma "
+        help="seeds of ours that score snapshots (see --select-by), A-B inclusive or a comma "
         "list; a block apart from validation (2000-2049) and test; '' exports the last update",
+    )
+    sel.add_argument(
+        "--select-by",
+        choices=("mean+sampled", "mean"),
+        default="mean+sampled",
+        help="a snapshot's score: the average of its mean-action and sampled means on the "
+        "selection seeds, or the mean-action mean alone",
     )
     sel.add_argument(
         "--select-from",
@@ -394,7 +401,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     select_seeds = evaluate.parse_seeds(args.select_seeds) if args.select_seeds else []
     selector = (
-        SnapshotSelector(select_seeds, preprocessing, args.n_threads, args.eval_max_decisions)
+        SnapshotSelector(
+            select_seeds,
+            preprocessing,
+            args.n_threads,
+            args.eval_max_decisions,
+            sampled=args.select_by == "mean+sampled",
+            sample_seed=args.eval_sample_seed,
+        )
         if select_seeds
         else None
     )
@@ -409,10 +423,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             return
         while marks and done >= marks[0]:
             marks.pop(0)
-        mean = selector.score(
+        score = selector.score(
             learner, update=update, decisions=update * args.collect_size, progress=done
         )
-        print(f"snapshot after {update} updates: {mean:.1f} on the selection seeds", flush=True)
+        print(f"snapshot after {update} updates: {score:.1f} on the selection seeds", flush=True)
 
     rows, decisions, train_s = stream_updates(
         engine, infer, learner, actor, actor_lock, optimizer, args, n_updates,
@@ -435,7 +449,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "exported": selector.best(),
         }
         print(f"exporting the snapshot after {selection['exported']['update']} updates "
-              f"({selection['exported']['mean']:.1f})", flush=True)  # fmt: skip
+              f"({selection['exported']['score']:.1f})", flush=True)  # fmt: skip
     policy_path = args.out / "policy.pt2"
     exported = copy.deepcopy(learner).cpu()
     evaluate.save_checkpoint(exported, str(policy_path), preprocessing, distribution="beta")

@@ -128,7 +128,9 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     assert selection["seeds"] == list(range(3000, 3050))
     snapshots = selection["snapshots"]
     assert [s["update"] for s in snapshots] == [1, 2], "halfway, then the last update"
-    best = max(range(len(snapshots)), key=lambda i: (snapshots[i]["mean"], i))
+    for snapshot in snapshots:  # the default scores mean and sampled actions
+        assert snapshot["score"] == (snapshot["mean"] + snapshot["sampled"]) / 2
+    best = max(range(len(snapshots)), key=lambda i: (snapshots[i]["score"], i))
     assert selection["exported"] == snapshots[best]
     assert (out / "policy_last.pt2").exists() == (best != len(snapshots) - 1)
     selector = load("snapshot_selection").SnapshotSelector(
@@ -136,6 +138,8 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     )
     exported_policy = evaluate.load_policy(str(out / "policy.pt2"))[0]
     assert selector.returns(exported_policy).mean() == pytest.approx(snapshots[best]["mean"])
+    sampled = selector.returns(exported_policy, sample=True).mean()
+    assert sampled == pytest.approx(snapshots[best]["sampled"])
     rows = (out / "scalars.csv").read_text().strip().splitlines()
     assert len(rows) == 1 + 2
     # The export is evaluate.py's format, with its distribution and preprocessing.
@@ -269,13 +273,52 @@ def test_snapshot_scores_are_evaluate_py_returns_on_our_env(tmp_path):
     assert one.returns(agent).tolist() == expect
 
 
+def test_sampled_snapshot_scores_are_evaluate_py_sampled_returns(tmp_path):
+    """Sampled scoring draws each seed's actions from evaluate.py's stream for that seed and
+    sample seed, one draw per decision of a running episode: the same returns as
+    `evaluate.py --sample --sample-seed K` on our env."""
+    evaluate = load("evaluate")
+    selection = load("snapshot_selection")
+    seeds = [11, 12]
+    noisy = ConstantBeta([1.5, 2.0, 1.05], [1.5, 1.5, 8.0])  # wide: every draw matters
+    checkpoint = tmp_path / "noisy.pt2"
+    evaluate.save_checkpoint(noisy, str(checkpoint), PREPROCESSING, distribution="beta")
+    for sample_seed in (0, 5):
+        selector = selection.SnapshotSelector(seeds, PREPROCESSING, sample_seed=sample_seed)
+        scored = selector.returns(noisy, sample=True)
+        expect = evaluate.evaluate("reinfors", str(checkpoint), seeds, True, sample_seed)
+        np.testing.assert_array_equal(scored, expect)
+        assert not np.array_equal(scored, selector.returns(noisy)), "the draws count"
+        selector.close()
+
+
+def test_sampled_selection_scores_the_average_of_mean_and_sampled():
+    selection = load("snapshot_selection")
+    selector = selection.SnapshotSelector([3, 4], PREPROCESSING, max_decisions=60, sampled=True)
+    drive = ConstantBeta(*DRIVE)
+    score = selector.score(drive, update=1)
+    record = selector.best()
+    assert record["mean"] == selector.returns(drive).mean()
+    assert record["sampled"] == selector.returns(drive, sample=True).mean()
+    assert record["mean"] != record["sampled"]
+    assert score == record["score"] == (record["mean"] + record["sampled"]) / 2
+    # Four times the concentrations: the same mean action, other draws. The means tie (a tie
+    # would go to the later snapshot), so the sampled scores decide.
+    same_mean = ConstantBeta([4 * a for a in DRIVE[0]], [4 * b for b in DRIVE[1]])
+    other = selector.score(same_mean, update=2)
+    assert selector.snapshots[1]["mean"] == record["mean"]
+    assert other < score
+    assert selector.best()["update"] == 1
+    selector.close()
+
+
 def test_the_selector_keeps_the_best_snapshot_and_a_tie_goes_to_the_later():
     selection = load("snapshot_selection")
     selector = selection.SnapshotSelector([3, 4], PREPROCESSING, max_decisions=60)
     drive, stand = ConstantBeta(*DRIVE), ConstantBeta(*STAND)
     first = selector.score(drive, update=1)
     assert selector.score(stand, update=2) < first
-    assert selector.best() == {"update": 1, "mean": first}
+    assert selector.best() == {"update": 1, "mean": first, "score": first}
     assert torch.equal(selector.best_state["concentrations"], drive.concentrations)
     # The kept weights are a copy: training on after the score does not change them.
     with torch.no_grad():
