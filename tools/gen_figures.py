@@ -291,13 +291,19 @@ def training_laps(v: dict[str, Any]) -> str:
     return "\n".join([head, *rows])
 
 
+def selection_score(snapshot: dict[str, Any]) -> float:
+    """A snapshot's selection score; runs before `--select-by` scored the mean action only."""
+    return float(snapshot.get("score", snapshot["mean"]))
+
+
 def training_selection(v: dict[str, Any]) -> str:
     """Snapshot selection in the validated runs that used it: which snapshot each exported, its
-    score and the last update's on the selection seeds, and both policies on validation."""
+    score and the last update's on the selection seeds (the mean-action mean, or its average
+    with the sampled mean where the run scored both), and both policies on validation."""
     head = (
         "| variant | training seed | snapshots scored | exported: after update | selection score, "
-        "exported / last | validation, exported / last | episodes ≥ 900, exported / last |"
-        "\n|---|---|---|---|---|---|---|"
+        "exported / last | validation, exported / last | episodes ≥ 900, exported / last "
+        "| validation sampled, exported / last |\n|---|---|---|---|---|---|---|---|"
     )
     rows = []
     for r in v["variants"]:
@@ -309,13 +315,18 @@ def training_selection(v: dict[str, Any]) -> str:
         mean = r["mean_actions"]
         # A run whose last update is its best exports that one: validation is then the same.
         last_validation = r.get("last_update_mean_actions", mean)
+        sampled = r["sampled"]["mean"]
+        last_sampled = r.get("last_update_sampled", r["sampled"] if last == exported else None)
+        sampled_cell = f"{sampled:.1f} / " + (
+            f"{last_sampled['mean']:.1f}" if last_sampled else "not scored"
+        )
         rows.append(
             f"| {r['variant']} | {r['training_seed']} | {len(snapshots)} "
             f"| {exported['update']} of {last['update']} "
-            f"| {exported['mean']:.1f} / {last['mean']:.1f} "
+            f"| {selection_score(exported):.1f} / {selection_score(last):.1f} "
             f"| {mean['mean']:.1f} / {last_validation['mean']:.1f} "
             f"| {mean['solved_episodes']} / {last_validation['solved_episodes']} of "
-            f"{len(mean['returns'])} |"
+            f"{len(mean['returns'])} | {sampled_cell} |"
         )
     return "\n".join([head, *rows])
 
