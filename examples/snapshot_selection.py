@@ -89,7 +89,7 @@ class SnapshotSelector:
             alpha, beta = alpha.double().cpu().numpy(), beta.double().cpu().numpy()
             x = alpha / (alpha + beta)
             if sample:
-                # Only a running episode draws, so each stream matches evaluate.py's episode.
+                # Ended episodes draw nothing: their steps are not scored.
                 for i in np.flatnonzero(running):
                     x[i] = streams[i].beta(alpha[i], beta[i])
             action = self.low + (self.high - self.low) * x
