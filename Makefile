@@ -26,7 +26,7 @@ MATURIN := "maturin>=1.7,<2"
 
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
-	test-integrations test-integrations-sb3 test-integrations-rllib bench-sb3 bench-training \
+	test-integrations test-integrations-sb3 test-integrations-rllib integration-venvs bench-sb3 bench-training \
 	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train
 
 $(BIN)/python:
@@ -136,8 +136,8 @@ $(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt
 test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(QUIETLY) develop-sb3 "installing the package into $(VENV_SB3)" \
 		$(BIN)/maturin develop --release --quiet
-	@echo "== the SB3, TorchRL, CleanRL/skrl and evaluation suites"
-	@$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_sb3.py \
+	@echo "== the SB3, TorchRL, CleanRL/skrl and evaluation suites (2 workers)"
+	@$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) -n 2 tests/integrations/test_sb3.py \
 		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py \
 		tests/integrations/test_evaluate.py tests/integrations/test_help.py \
 		tests/integrations/test_train.py tests/integrations/test_bench_training.py \
@@ -149,7 +149,14 @@ test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	@echo "== the RLlib suite"
 	@$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py
 
-test-integrations: test-integrations-sb3 test-integrations-rllib
+# Both virtualenvs are created side by side (unpacking torch twice is most of it), then the
+# suites run one after the other, each using both cores its own way.
+test-integrations:
+	@$(MAKE) --no-print-directory -j2 -Oline integration-venvs
+	@$(MAKE) --no-print-directory test-integrations-sb3
+	@$(MAKE) --no-print-directory test-integrations-rllib
+
+integration-venvs: $(VENV_SB3)/.requirements-installed $(VENV_RLLIB)/.requirements-installed
 
 # One command, from scratch: `make train SEED=1 OUT=out/train-1` runs examples/train.py's recipe
 # (its defaults; TRAIN_ARGS adds options), exports OUT/policy.pt2, evaluates it on Gymnasium's
