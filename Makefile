@@ -111,18 +111,21 @@ miri:
 
 # The integration suites. Each virtualenv is (re)created when its requirements file changes;
 # the package goes in with `maturin develop` (an editable install reusing setup's Rust build).
-# TORCH_PIP_ARGS: extra pip options for torch alone (e.g. --index-url of a CPU-only index).
+# TORCH_PIP_ARGS: pip options for torch alone. Unset, tools/torch_source.py chooses them and
+# says so in one line: the CPU-only wheel on a machine without an NVIDIA GPU when PyTorch's CPU
+# index answers, else PyPI's default wheel (with ~5 GB of CUDA libraries).
 TORCH_PIP_ARGS ?=
+TORCH_SOURCE = $(if $(TORCH_PIP_ARGS),$(TORCH_PIP_ARGS),$(shell $(PY) tools/torch_source.py))
 VENV_SB3 ?= .venv-sb3
 VENV_RLLIB ?= .venv-rllib
 INTEGRATION_PYTEST := -m pytest -c tests/integrations/pytest.ini -q
 
-# $(1): the virtualenv, $(2): its requirements file (torch first, so TORCH_PIP_ARGS apply).
+# $(1): the virtualenv, $(2): its requirements file (torch first, from TORCH_SOURCE).
 define make_venv
 	@rm -rf $(1)
 	@$(QUIETLY) $(patsubst .%,%,$(notdir $(1))) "creating $(1) from $(2)" sh -c '$(PY) -m venv $(1) && \
 		$(1)/bin/python -m pip install -q --upgrade pip && \
-		$(1)/bin/python -m pip install -q $(TORCH_PIP_ARGS) "$$(grep -E "^torch==" $(2))" && \
+		$(1)/bin/python -m pip install -q $(TORCH_SOURCE) "$$(grep -E "^torch==" $(2))" && \
 		$(1)/bin/python -m pip install -q -r $(2)'
 	@touch $(1)/.requirements-installed
 endef
@@ -161,9 +164,7 @@ integration-venvs: $(VENV_SB3)/.requirements-installed $(VENV_RLLIB)/.requiremen
 # One command, from scratch: `make train SEED=1 OUT=out/train-1` runs examples/train.py's recipe
 # (its defaults; TRAIN_ARGS adds options), exports OUT/policy.pt2, evaluates it on Gymnasium's
 # CarRacing-v3 and on ours and writes OUT/run.json. Its virtualenv (.venv-train) is (re)created
-# when examples/requirements-train.txt changes. PyPI's default Linux torch wheel pulls ~5 GB of
-# CUDA libraries; a CPU-only machine avoids them with
-#   make train TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+# when examples/requirements-train.txt changes, with the torch wheel TORCH_SOURCE chooses.
 SEED ?= 1
 OUT ?= out/train-$(SEED)
 TRAIN_ARGS ?=

@@ -210,9 +210,11 @@ def evaluate(
     video: str | None = None,
     max_decisions: int | None = None,
     log: Any = print,
+    on_episode: Any = None,
 ) -> list[float]:
     """Each seed's return of the checkpoint at `path` on env `which`; `video`: an mp4 of the
-    first seed's episode."""
+    first seed's episode. Each seed's line goes to `log`, or `on_episode(seed, ret)` is called
+    instead."""
     torch.set_num_threads(1)
     policy, preprocessing, distribution = load_policy(path)
     env = make_env(which, preprocessing)
@@ -237,10 +239,86 @@ def evaluate(
                     env, policy, seed, sample, sample_seed, distribution, max_decisions
                 )
             returns.append(ret)
-            log(f"seed {seed}: {ret:.2f}")
+            if on_episode is None:
+                log(f"seed {seed}: {ret:.2f}")
+            else:
+                on_episode(seed, ret)
     finally:
         env.close()
     return returns
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _start_worker(path: str) -> None:
+    """A worker process's policy, loaded once for all its episodes."""
+    torch.set_num_threads(1)
+    policy, preprocessing, distribution = load_policy(path)
+    _WORKER.update(policy=policy, preprocessing=preprocessing, distribution=distribution)
+
+
+def _worker_episode(
+    which: str, seed: int, sample: bool, sample_seed: int, max_decisions: int | None
+) -> float:
+    """One episode in a worker, on its env for `which` (made at its first episode there)."""
+    w = _WORKER
+    if which not in w:
+        w[which] = make_env(which, w["preprocessing"])
+    return run_episode(
+        w[which], w["policy"], seed, sample, sample_seed, w["distribution"], max_decisions
+    )
+
+
+class EvaluationPool:
+    """Worker processes that play episodes of one checkpoint, on either env: start-up (torch's
+    import, the policy's load) is paid once for several evaluations. A context manager."""
+
+    def __init__(self, path: str, workers: int):
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        self.path = path
+        context = multiprocessing.get_context("spawn")  # no fork of a process with torch threads
+        self.pool = ProcessPoolExecutor(
+            workers, mp_context=context, initializer=_start_worker, initargs=(path,)
+        )
+
+    def run(
+        self,
+        which: str,
+        seeds: list[int],
+        sample: bool = False,
+        sample_seed: int = 0,
+        max_decisions: int | None = None,
+        on_episode: Any = None,
+    ) -> list[float]:
+        """Each seed's return, in `seeds` order; `on_episode(seed, ret)` as each episode ends
+        (else each seed's line is printed)."""
+        from concurrent.futures import as_completed
+
+        futures = {
+            self.pool.submit(_worker_episode, which, seed, sample, sample_seed, max_decisions): seed
+            for seed in seeds
+        }
+        by_seed: dict[int, float] = {}
+        for future in as_completed(futures):
+            seed = futures[future]
+            by_seed[seed] = future.result()
+            if on_episode is None:
+                print(f"seed {seed}: {by_seed[seed]:.2f}", flush=True)
+            else:
+                on_episode(seed, by_seed[seed])
+        return [by_seed[seed] for seed in seeds]
+
+    def close(self) -> None:
+        self.pool.shutdown()
+
+    def __enter__(self) -> EvaluationPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 def evaluate_parallel(
@@ -251,25 +329,34 @@ def evaluate_parallel(
     sample: bool = False,
     sample_seed: int = 0,
     max_decisions: int | None = None,
+    on_episode: Any = None,
 ) -> list[float]:
-    """`evaluate` over `workers` processes (each seed's episode draws its own stream, so the
-    returns are those of one process), in `seeds` order; each worker prints its seeds' lines."""
+    """`evaluate` over `workers` processes, one episode per task (each seed's episode draws its
+    own stream, so the returns are those of one process), in `seeds` order. `on_episode(seed,
+    ret)` is called as each episode ends (a progress bar); without it each seed's line is
+    printed as `evaluate` prints it."""
     if workers <= 1 or len(seeds) <= 1:
-        return evaluate(which, path, seeds, sample, sample_seed, max_decisions=max_decisions)
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+        return evaluate(
+            which, path, seeds, sample, sample_seed, None, max_decisions, on_episode=on_episode
+        )
+    with EvaluationPool(path, min(workers, len(seeds))) as pool:
+        return pool.run(which, seeds, sample, sample_seed, max_decisions, on_episode)
 
-    chunks = [seeds[i::workers] for i in range(workers)]
-    context = multiprocessing.get_context("spawn")  # no fork of a process with torch threads
-    with ProcessPoolExecutor(len(chunks), mp_context=context) as pool:
-        futures = [
-            pool.submit(evaluate, which, path, chunk, sample, sample_seed, None, max_decisions)
-            for chunk in chunks
-        ]
-        by_seed: dict[int, float] = {}
-        for chunk, future in zip(chunks, futures, strict=True):
-            by_seed.update(zip(chunk, future.result(), strict=True))
-    return [by_seed[seed] for seed in seeds]
+
+def decision_seconds(which: str, path: str, seed: int, decisions: int = 25) -> float:
+    """Seconds per decision of the checkpoint on env `which` in this process (one process,
+    one thread, the reset included): what an evaluation's estimate is made of."""
+    import time
+
+    torch.set_num_threads(1)
+    policy, preprocessing, distribution = load_policy(path)
+    env = make_env(which, preprocessing)
+    try:
+        start = time.perf_counter()
+        run_episode(env, policy, seed, False, 0, distribution, decisions)
+        return (time.perf_counter() - start) / decisions
+    finally:
+        env.close()
 
 
 def interval95(values: list[float]) -> float:

@@ -16,7 +16,6 @@ into `--out`.
 from __future__ import annotations
 
 import argparse
-import csv
 import sys
 import threading
 import time
@@ -140,7 +139,16 @@ class Agent(nn.Module):
 
     def forward(self, obs: torch.Tensor):
         """uint8 observations -> mean (n, 3), log_std (n, 3), value (n,) in reward units."""
-        hidden = self.trunk(channels_first(obs, self.grayscale))
+        return self.heads(self.preprocess(obs))
+
+    def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
+        """uint8 observations -> the trunk's float input (no parameters: `ppo_update` runs it
+        once per batch, not once per epoch)."""
+        return channels_first(obs, self.grayscale)
+
+    def heads(self, x: torch.Tensor):
+        """`preprocess`'s output -> mean (n, 3), log_std (n, 3), value (n,)."""
+        hidden = self.trunk(x)
         mean = self.mean(hidden)
         value = self.value(hidden).squeeze(-1) * self.value_scale
         return mean, self.log_std.expand_as(mean), value
@@ -179,12 +187,15 @@ def start_from(agent: Agent, path: Path, options: dict) -> None:
 def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]:
     """The clipped PPO objective over `epochs` passes of shuffled minibatches.
 
-    `agent(obs)` gives two distribution parameters and the value; `agent.distribution(p, q)`
-    the action distribution (summed log-probability and entropy per row). With `args.target_kl`
-    set (not None), the epochs stop early once an epoch's mean approximate KL exceeds it."""
+    `agent(obs)` is `agent.heads(agent.preprocess(obs))`: `preprocess` (no parameters) runs
+    once over the batch, `heads` gives two distribution parameters and the value for each
+    minibatch; `agent.distribution(p, q)` is the action distribution (summed log-probability
+    and entropy per row). With `args.target_kl` set (not None), the epochs stop early once an
+    epoch's mean approximate KL exceeds it."""
     device = next(agent.parameters()).device
     flat = batch.flat()
-    obs = torch.from_numpy(flat["obs"]).to(device)
+    with torch.no_grad():
+        obs = agent.preprocess(torch.from_numpy(flat["obs"]).to(device))
     actions = torch.from_numpy(flat["actions"]).to(device)
     old_log_probs = torch.from_numpy(flat["behavior_log_probs"]).to(device)
     advantages = torch.from_numpy(flat["advantages"]).to(device)
@@ -195,7 +206,7 @@ def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]
         order = torch.from_numpy(rng.permutation(len(obs))).to(device)
         epoch_kl: list[float] = []
         for idx in order.split(args.minibatch_size):
-            first, second, value = agent(obs[idx])
+            first, second, value = agent.heads(obs[idx])
             dist = agent.distribution(first, second)
             log_ratio = dist.log_prob(actions[idx]).float() - old_log_probs[idx]
             ratio = log_ratio.exp()
@@ -277,30 +288,28 @@ def stream_updates(
     n_updates: int,
     before_update=None,
     progress=None,
+    budget_minutes: float = 0.0,
 ) -> tuple[list[dict], int, float]:
     """The streaming PPO loop: `n_updates` batches from `engine.collect_stream(infer)`, one PPO
     update each, the actor refreshed under `actor_lock` after each; one row per update in
-    `args.out / "scalars.csv"` and a progress line. The learning rate anneals linearly from
-    `args.lr` to 0 over `progress(update, elapsed_s)`, the fraction of the run done (default:
-    `update / n_updates`); the loop also ends once that reaches 1. `before_update(update, done)`
-    runs before each update, with `done` that fraction. Returns the rows, the env steps
-    (decisions) trained on, and the seconds from the start to the last update."""
+    `args.out / "scalars.csv"` and TensorBoard's files there (`run_log.ScalarLog`), and a
+    progress bar that counts `budget_minutes` when it is positive, else the decisions. The
+    learning rate anneals linearly from `args.lr` to 0 over `progress(update, elapsed_s)`, the
+    fraction of the run done (default: `update / n_updates`); the loop also ends once that
+    reaches 1. `before_update(update, done)` runs before each update, with `done` that fraction.
+    Returns the rows, the env steps (decisions) trained on, and the seconds from the start to
+    the last update."""
+    from run_log import ProgressBar, ScalarLog
+
     if progress is None:
 
         def progress(update: int, elapsed: float) -> float:
             return update / n_updates
 
     rng = np.random.default_rng(args.seed)
-    try:
-        from tqdm import tqdm
-
-        bar = tqdm(total=n_updates * args.collect_size, unit="step", unit_scale=True)
-    except ImportError:
-        bar = None
+    bar = ProgressBar(n_updates * args.collect_size, budget_minutes)
     rows: list[dict] = []
-    csv_file = open(args.out / "scalars.csv", "w", newline="")
-    writer = csv.DictWriter(csv_file, fieldnames=COLUMNS)
-    writer.writeheader()
+    log = ScalarLog(args.out, COLUMNS, step_key="env_steps")
     start = time.perf_counter()
     env_steps = 0
     with engine.collect_stream(args.collect_size, infer, depth=args.depth) as stream:
@@ -324,6 +333,7 @@ def stream_updates(
             tele = batch.telemetry
             episodes = len(batch.episode_returns)
             nan = float("nan")
+            elapsed = time.perf_counter() - start
             row = {
                 "update": update + 1,
                 "env_steps": env_steps,
@@ -331,8 +341,8 @@ def stream_updates(
                 "episodes": episodes,
                 **stats,
                 "lr": lr,
-                "env_steps_per_s": env_steps / (time.perf_counter() - start),
-                "wall_s": time.perf_counter() - start,
+                "env_steps_per_s": env_steps / elapsed,
+                "wall_s": elapsed,
                 "collect_s": tele["collect_seconds"],
                 "infer_s": tele["infer_seconds"],
                 "wait_s": tele["wait_seconds"],
@@ -342,23 +352,17 @@ def stream_updates(
                 "gymnasium_return": float(batch.episode_scores.mean()) if episodes else nan,
             }
             rows.append(row)
-            writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
-            csv_file.flush()
+            log.write(row)
             recent = [r for r in rows[-10:] if r["episodes"]]
-            shown = np.mean([r["mean_return"] for r in recent]) if recent else float("nan")
-            summary = (
-                f"return {shown:7.1f}  sps {row['env_steps_per_s']:5.0f}  "
-                f"infer {row['infer_s']:.2f}s  wait {row['wait_s']:.2f}s  "
-                f"train {train_s:.2f}s  lag {row['policy_lag']:.0f}"
+            score = np.mean([r["gymnasium_return"] for r in recent]) if recent else nan
+            bar.update(
+                env_steps,
+                elapsed,
+                f"decisions {env_steps:,}  score {score:6.1f}  "
+                f"{row['env_steps_per_s']:4.0f} decisions/s  train {train_s:.2f}s",
             )
-            if bar is not None:
-                bar.update(len(batch))
-                bar.set_postfix_str(summary)
-            else:
-                print(f"update {update + 1}/{n_updates}  steps {env_steps}  {summary}", flush=True)
-    if bar is not None:
-        bar.close()
-    csv_file.close()
+    bar.close()
+    log.close()
     return rows, env_steps, time.perf_counter() - start
 
 

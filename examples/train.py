@@ -57,6 +57,7 @@ except ImportError:
     sys.exit("train.py needs PyTorch: pip install torch (see the Makefile's TORCH_PIP_ARGS)")
 
 import evaluate  # noqa: E402 - after the path and torch checks
+import run_log  # noqa: E402
 from ppo_carracing import (  # noqa: E402
     add_ppo_arguments,
     channels_first,
@@ -109,6 +110,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     net.add_argument("--hidden", type=int, default=256, help="units of the shared dense layer")
     net.add_argument(
+        "--channels-last",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="convolutions in the channels-last memory layout (same network, faster on CPUs)",
+    )
+    net.add_argument(
         "--init-alpha",
         type=triple,
         default=(2.0, 3.0, 1.05),
@@ -135,6 +142,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=-10.0,
         help="per tile passed without a touch, when the car lands beyond it",
     )
+    reward.add_argument(
+        "--cut-without-progress",
+        type=int,
+        default=0,
+        help="cut a training episode after this many simulation steps without a new tile (a "
+        "truncation; rf.learners.Ppo(cut_without_progress=...)); 0 never cuts",
+    )
     ppo = p.add_argument_group("PPO")
     add_ppo_arguments(ppo)
     ppo.add_argument(
@@ -142,6 +156,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=float,
         default=0.03,
         help="stop a batch's epochs once an epoch's mean approximate KL exceeds this (0: never)",
+    )
+    ppo.add_argument(
+        "--infer-threads",
+        type=int,
+        default=2,
+        help="torch threads of the collector's forward passes (its own thread; the PPO epochs "
+        "use --torch-threads)",
     )
     ppo.add_argument(
         "--device", default="auto", help="torch device; auto: cuda when available, else cpu"
@@ -195,13 +216,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "and rewrite the evaluation fields of its run.json",
     )
     args = p.parse_args(argv)
-    for name in ("total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs"):
+    for name in (
+        "total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs",
+        "torch_threads", "infer_threads",
+    ):  # fmt: skip
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     if not 0.0 <= args.select_from <= 1.0:
         p.error("--select-from must be within [0, 1]")
     try:
-        evaluate.parse_seeds(args.select_seeds)
+        if args.select_seeds:
+            evaluate.parse_seeds(args.select_seeds)
     except ValueError as error:
         p.error(f"--select-seeds: {error}")
     if args.select_snapshots < 0:
@@ -247,8 +272,8 @@ class BetaAgent(nn.Module):
         super().__init__()
         self.grayscale = args.grayscale
         channels = args.stack_num * (1 if args.grayscale else 3)
+        self.pool = nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity()
         self.trunk = nn.Sequential(
-            nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity(),
             layer_init(nn.Conv2d(channels, 16, 5, stride=2)),  # 48x48 -> 22x22
             nn.ReLU(),
             layer_init(nn.Conv2d(16, 32, 3, stride=2)),  # -> 10x10
@@ -258,7 +283,7 @@ class BetaAgent(nn.Module):
             nn.Flatten(),
         )
         with torch.no_grad():
-            flat = self.trunk(torch.zeros(1, channels, 96, 96)).shape[1]
+            flat = self.trunk(self.pool(torch.zeros(1, channels, 96, 96))).shape[1]
         self.hidden = nn.Sequential(layer_init(nn.Linear(flat, args.hidden)), nn.ReLU())
         self.concentrations = layer_init(nn.Linear(args.hidden, 6), std=0.01)
         with torch.no_grad():  # softplus^-1(c - 1): the initial alphas and betas
@@ -266,10 +291,24 @@ class BetaAgent(nn.Module):
             self.concentrations.bias.copy_(start + torch.log(-torch.expm1(-start)))
         self.value = layer_init(nn.Linear(args.hidden, 1), std=1.0)
         self.value_scale = args.value_scale
+        # oneDNN's convolutions on these small maps run faster channels-last (NHWC), forward
+        # and backward (docs/training.md, "The learner's limit").
+        self.memory_format = torch.channels_last if args.channels_last else torch.contiguous_format
+        self.to(memory_format=self.memory_format)
 
     def forward(self, obs: torch.Tensor):
         """uint8 observations -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
-        hidden = self.hidden(self.trunk(channels_first(obs, self.grayscale)))
+        return self.heads(self.preprocess(obs))
+
+    def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
+        """uint8 observations -> the convolutions' float input, downsampled (no parameters:
+        `ppo_update` runs it once per batch, not once per epoch)."""
+        x = self.pool(channels_first(obs, self.grayscale))
+        return x.contiguous(memory_format=self.memory_format)
+
+    def heads(self, x: torch.Tensor):
+        """`preprocess`'s output -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
+        hidden = self.hidden(self.trunk(x))
         # Capped well inside the collector's [1e-3, 1e6].
         c = (1.0 + F.softplus(self.concentrations(hidden))).clamp(max=1e4)
         value = self.value(hidden).squeeze(-1) * self.value_scale
@@ -303,32 +342,83 @@ def versions() -> dict[str, str]:
     }
 
 
+# run.json's evaluation runs: (name, env, sampled actions).
+EVAL_RUNS = (
+    ("gymnasium_mean_actions", "gymnasium", False),
+    ("gymnasium_sampled", "gymnasium", True),
+    ("ours_mean_actions", "reinfors", False),
+)
+# CarRacing-v3's time limit in simulation steps: an episode's most decisions are this / frame skip.
+TIME_LIMIT_STEPS = 1000
+
+
+def seed_text(seeds: list[int]) -> str:
+    """`A-B` for a block of consecutive seeds, else the seeds (the first few)."""
+    if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2:
+        return f"{seeds[0]}-{seeds[-1]}"
+    shown = ", ".join(map(str, seeds[:5]))
+    return shown + (f", ... ({len(seeds)} seeds)" if len(seeds) > 5 else "")
+
+
+def evaluation_estimate_s(policy_path: Path, seeds: list[int], args: argparse.Namespace) -> float:
+    """An upper estimate of the evaluation's seconds: every episode as long as the time limit
+    allows, at the seconds per decision measured here on each env (25 decisions, one process)."""
+    decisions = math.ceil(TIME_LIMIT_STEPS / args.frame_skip)
+    if args.eval_max_decisions is not None:
+        decisions = min(decisions, args.eval_max_decisions)
+    per_decision = {
+        which: evaluate.decision_seconds(which, str(policy_path), seeds[0])
+        for which in {which for _, which, _ in EVAL_RUNS}
+    }
+    total = sum(len(seeds) * decisions * per_decision[which] for _, which, _ in EVAL_RUNS)
+    return total / max(1, min(args.eval_workers, len(seeds)))
+
+
 def evaluate_policy(policy_path: Path, args: argparse.Namespace) -> dict[str, Any]:
     """`run.json`'s evaluation fields: the policy's returns on `--eval-seeds`, on Gymnasium's env
-    with mean and with sampled actions and on ours with mean actions."""
+    with mean and with sampled actions and on ours with mean actions, and the seconds it took.
+    Says what it will run and how long it may take before it starts, and shows its progress."""
     evaluation: dict[str, Any] = {}
     seeds = evaluate.parse_seeds(args.eval_seeds) if args.eval_seeds else []
-    runs = (
-        ("gymnasium_mean_actions", "gymnasium", False),
-        ("gymnasium_sampled", "gymnasium", True),
-        ("ours_mean_actions", "reinfors", False),
+    if not seeds:
+        return {"eval_seeds": [], "eval_max_decisions": args.eval_max_decisions, "evaluation": {}}
+    start = time.perf_counter()
+    estimate_s = evaluation_estimate_s(policy_path, seeds, args)
+    print(
+        f"evaluating on seeds {seed_text(seeds)}: Gymnasium's CarRacing-v3 with mean and with "
+        f"sampled actions, then ours with mean actions, {len(seeds)} episodes each on "
+        f"{args.eval_workers} processes; at most ~{estimate_s / 60:.0f} min",
+        flush=True,
     )
-    for name, which, sample in runs if seeds else ():
-        print(f"evaluating: {name} on {len(seeds)} seeds", flush=True)
-        returns = evaluate.evaluate_parallel(
-            which, str(policy_path), seeds, args.eval_workers, sample,
-            args.eval_sample_seed, args.eval_max_decisions,
-        )  # fmt: skip
-        evaluation[name] = {
-            "mean": float(np.mean(returns)),
-            "ci95": evaluate.interval95(returns),
-            "returns": returns,
-        }
-        print(f"{name}: mean {evaluation[name]['mean']:.1f}", flush=True)
+    tqdm = run_log._tqdm()
+    with evaluate.EvaluationPool(str(policy_path), max(1, args.eval_workers)) as pool:
+        for name, which, sample in EVAL_RUNS:
+            bar = tqdm(total=len(seeds), desc=name, unit="episode") if tqdm else None
+            done: list[float] = []
+
+            def on_episode(seed: int, ret: float, bar=bar, done=done) -> None:
+                done.append(ret)
+                if bar is not None:
+                    bar.set_postfix_str(f"mean {np.mean(done):.1f}", refresh=False)
+                    bar.update(1)
+
+            returns = pool.run(
+                which, seeds, sample, args.eval_sample_seed, args.eval_max_decisions, on_episode
+            )
+            if bar is not None:
+                bar.close()
+            evaluation[name] = {
+                "mean": float(np.mean(returns)),
+                "ci95": evaluate.interval95(returns),
+                "returns": returns,
+            }
+            print(f"{name}: mean {evaluation[name]['mean']:.1f}", flush=True)
     return {
         "eval_seeds": seeds,
         "eval_max_decisions": args.eval_max_decisions,
         "evaluation": evaluation,
+        "evaluation_s": time.perf_counter() - start,
+        "evaluation_estimate_s": estimate_s,
     }
 
 
@@ -370,7 +460,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             skipped_tile=args.skipped_tile_reward,
         ),
         policy=rf.policies.Ppo(distribution="beta"),
-        learner=rf.learners.Ppo(gamma=args.gamma, lam=args.lam),
+        learner=rf.learners.Ppo(
+            gamma=args.gamma, lam=args.lam, cut_without_progress=args.cut_without_progress or None
+        ),
         n_games=args.n_games,
         n_threads=args.n_threads,
         seed=args.seed,
@@ -381,6 +473,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
 
     def infer(obs: np.ndarray):
+        if torch.get_num_threads() != args.infer_threads:  # this thread's own OpenMP team
+            torch.set_num_threads(args.infer_threads)
         with actor_lock, torch.no_grad():
             # A copy: `obs` is read-only (it is what the batch records).
             alpha, beta, value = actor(torch.tensor(obs, device=device))
@@ -430,7 +524,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     rows, decisions, train_s = stream_updates(
         engine, infer, learner, actor, actor_lock, optimizer, args, n_updates,
-        before_update=score_snapshot, progress=progress,
+        before_update=score_snapshot, progress=progress, budget_minutes=args.max_minutes,
     )  # fmt: skip
     selection: dict[str, Any] | None = None
     if selector is not None:

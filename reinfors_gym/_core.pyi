@@ -199,6 +199,7 @@ class CollectorCore:
         sampling_seed: int,
         reward: tuple[float, float, float, float, float],
         distribution: str = "normal",
+        cut_without_progress: int | None = None,
     ) -> CollectorCore: ...
     @property
     def num_threads(self) -> int: ...

@@ -197,21 +197,33 @@ class policies:  # noqa: N801
 class _PpoLearner:
     gamma: float = 0.99
     lam: float = 0.95
+    cut_without_progress: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("gamma", "lam"):
             v = getattr(self, name)
             if not (isinstance(v, numbers.Real) and 0.0 <= float(v) <= 1.0):
                 raise ValueError(f"{name} must be within [0, 1], got {v!r}")
+        if self.cut_without_progress is not None:
+            steps = check_int("cut_without_progress", self.cut_without_progress, 1, 2**32 - 1)
+            object.__setattr__(self, "cut_without_progress", steps)  # a NumPy int -> int
 
 
 class learners:  # noqa: N801
     """What the engine prepares batches for."""
 
     @staticmethod
-    def Ppo(gamma: float = 0.99, lam: float = 0.95) -> _PpoLearner:  # noqa: N802
-        """GAE(gamma, lambda) advantages and returns, computed in Rust."""
-        return _PpoLearner(float(gamma), float(lam))
+    def Ppo(  # noqa: N802
+        gamma: float = 0.99, lam: float = 0.95, cut_without_progress: int | None = None
+    ) -> _PpoLearner:
+        """GAE(gamma, lambda) advantages and returns, computed in Rust.
+
+        `cut_without_progress`: simulation steps without a new tile after which a game's
+        episode is cut, as a truncation (GAE bootstraps from the value of its last frame), and
+        the game restarts, so that a car stuck off the road does not fill the batch until the
+        time limit. Gymnasium has no such rule: it shapes training episodes only (episode
+        returns and scores in the batch are those of the cut episodes). None never cuts."""
+        return _PpoLearner(float(gamma), float(lam), cut_without_progress)
 
 
 # --------------------------------------------------------------------------- batches
@@ -355,6 +367,7 @@ class Engine:
             sampling_seed=sampling_seed,
             reward=self.reward.weights(),
             distribution=self.policy.distribution,
+            cut_without_progress=self.learner.cut_without_progress,
         )
         # What the core uses: at most one thread per game and per available core.
         self.n_threads = self._core.num_threads

@@ -540,3 +540,38 @@ def test_channels_first_is_the_engines_layout_option_too():
             assert rf.games.CarRacing(layout=layout).channels_first is channels_first
     with pytest.raises(rf.InvalidConfig, match="contradicts"):
         rf.games.CarRacing(layout="HWC", channels_first=True)
+
+
+def standing_infer(obs):
+    """A Gaussian that stands still: no gas, full brake, tiny noise."""
+    n = len(obs)
+    row = np.array([0.0, -1.0, 1.0, -9.0, -9.0, -9.0], np.float32)
+    return np.tile(row, (n, 1)), np.full(n, 2.5, np.float32)
+
+
+def test_cut_without_progress_truncates_a_stalled_episode_and_bootstraps_it():
+    """A car that finds no new tile for 40 simulation steps (10 decisions of 4) is cut: a
+    truncation whose final value is the value of its last frame, and the game restarts."""
+    engine = rf.Engine(
+        game=rf.games.CarRacing(frame_skip=4),
+        learner=rf.learners.Ppo(cut_without_progress=40),
+        n_games=2,
+        n_threads=2,
+        seed=0,
+    )
+    b = engine.collect(2 * 25, standing_infer)
+    assert b.truncations[9].all() and b.truncations.sum() == 4  # decisions 10 and 20
+    assert b.truncations[19].all() and not b.terminations.any()
+    assert np.array_equal(b.episode_lengths, [10, 10, 10, 10])
+    assert np.all(b.final_values[b.truncations] == 2.5)
+    adv, ret = numpy_gae(b)
+    np.testing.assert_allclose(b.advantages, adv, rtol=1e-5, atol=1e-4)
+    # Without the option the same policy is never cut.
+    plain = make_engine(n_games=2, frame_skip=4).collect(2 * 25, standing_infer)
+    assert not plain.truncations.any() and len(plain.episode_lengths) == 0
+
+
+@pytest.mark.parametrize("bad", [0, -5, 2.5, True, "40", 2**32])
+def test_cut_without_progress_refuses_what_is_not_a_positive_step_count(bad):
+    with pytest.raises(rf.InvalidConfig, match="cut_without_progress"):
+        rf.learners.Ppo(cut_without_progress=bad)

@@ -349,6 +349,10 @@ pub struct Collector {
     episode_return: Vec<f64>,
     episode_length: Vec<u32>,
     episode_score: Vec<f64>,
+    /// Simulation steps after which an episode without a new tile is cut (None: never).
+    progress_limit: Option<u32>,
+    /// Simulation steps since each game's last new tile (or its episode's start).
+    steps_without_tile: Vec<u32>,
     rollout: Rollout,
 }
 
@@ -421,11 +425,28 @@ impl Collector {
             episode_return: vec![0.0; n],
             episode_length: vec![0; n],
             episode_score: vec![0.0; n],
+            progress_limit: None,
+            steps_without_tile: vec![0; n],
             rollout: Rollout {
                 games: n,
                 ..Rollout::default()
             },
         })
+    }
+
+    /// Cuts a game's episode once `steps` simulation steps pass without a new tile: a
+    /// truncation (GAE bootstraps from the value of its last frame), so that a car stuck off
+    /// the road restarts instead of filling the batch until the time limit. Gymnasium has no
+    /// such rule: it shapes training episodes only. `None` (the default) never cuts; 0 is
+    /// refused.
+    pub fn cut_without_progress(&mut self, steps: Option<u32>) -> Result<()> {
+        if steps == Some(0) {
+            return Err(Error::InvalidArgument(
+                "the steps without progress before a cut must be at least 1".into(),
+            ));
+        }
+        self.progress_limit = steps;
+        Ok(())
     }
 
     pub fn games(&self) -> usize {
@@ -451,6 +472,7 @@ impl Collector {
         self.episode_return.iter_mut().for_each(|r| *r = 0.0);
         self.episode_length.iter_mut().for_each(|l| *l = 0);
         self.episode_score.iter_mut().for_each(|s| *s = 0.0);
+        self.steps_without_tile.iter_mut().for_each(|s| *s = 0);
         self.rollout = Rollout {
             games: self.games(),
             ..Rollout::default()
@@ -561,8 +583,13 @@ impl Collector {
             r.behavior_log_probs.truncate(rows);
             return Err(e);
         }
+        let cut = self.games_to_cut(obs)?;
+        let r = &mut self.rollout;
         let mut truncated = Vec::new();
-        for (g, res) in self.results.iter().enumerate() {
+        for (g, res) in self.results.iter_mut().enumerate() {
+            if cut[g] {
+                res.truncated = true;
+            }
             let reward = self.weights.of(res);
             r.rewards.push(reward as f32);
             r.terminations.push(res.terminated);
@@ -585,6 +612,37 @@ impl Collector {
         }
         r.steps += 1;
         Ok(truncated)
+    }
+
+    /// After a step: which games' episodes the progress limit cuts. Their last frame goes
+    /// to `final_obs` and they restart (unseeded, continuing their track streams, as an
+    /// autoreset does), writing their first frame into `obs`.
+    fn games_to_cut(&mut self, obs: &mut [u8]) -> Result<Vec<bool>> {
+        let n = self.games();
+        let mut cut = vec![false; n];
+        let Some(limit) = self.progress_limit else {
+            return Ok(cut);
+        };
+        for (g, res) in self.results.iter().enumerate() {
+            let since = &mut self.steps_without_tile[g];
+            if res.terminated || res.truncated || res.new_tiles > 0 {
+                *since = 0;
+            } else {
+                *since += res.env_steps;
+                if *since >= limit {
+                    cut[g] = true;
+                    *since = 0;
+                }
+            }
+        }
+        if cut.iter().any(|&c| c) {
+            let b = self.obs_bytes();
+            for g in (0..n).filter(|&g| cut[g]) {
+                self.final_obs[g * b..(g + 1) * b].copy_from_slice(&obs[g * b..(g + 1) * b]);
+            }
+            self.pool.reset(&vec![None; n], Some(&cut), None, obs)?;
+        }
+        Ok(cut)
     }
 
     /// Drops the rollout being recorded (a collection that ended early); the games carry on
@@ -778,6 +836,72 @@ mod tests {
             r.obs.len(),
             r.steps,
         ]
+    }
+
+    /// Both games stand still: no gas, full brake (Gaussian means; the noise is tiny).
+    const STAND: [f32; 12] = [
+        0.0, -1.0, 1.0, -9.0, -9.0, -9.0, 0.0, -1.0, 1.0, -9.0, -9.0, -9.0,
+    ];
+
+    #[test]
+    fn a_game_without_a_new_tile_for_the_limit_is_cut_and_restarts() {
+        let (mut c, mut obs) = two_games(None);
+        c.cut_without_progress(Some(5)).unwrap();
+        for round in 0..2 {
+            for step in 0..4 {
+                let cut = c.step(&STAND, &[0.0, 0.0], &mut obs).unwrap();
+                assert!(cut.is_empty(), "round {round}, step {step}: cut {cut:?}");
+            }
+            let cut = c.step(&STAND, &[0.0, 0.0], &mut obs).unwrap();
+            assert_eq!(
+                cut,
+                vec![0, 1],
+                "the fifth step without a new tile cuts both"
+            );
+            let b = c.obs_bytes();
+            assert_ne!(
+                c.final_obs(0),
+                &obs[..b],
+                "game 0 restarted: a new first frame"
+            );
+            assert_ne!(c.final_obs(1), &obs[b..], "game 1 restarted");
+            c.set_final_values(&cut, &[3.0, 4.0]).unwrap();
+        }
+        let r = &c.rollout;
+        let cut_rows: Vec<usize> = (0..r.truncations.len())
+            .filter(|&i| r.truncations[i])
+            .collect();
+        assert_eq!(cut_rows, vec![8, 9, 18, 19], "steps 4 and 9 of both games");
+        assert!(r.terminations.iter().all(|&t| !t));
+        assert_eq!(r.episode_lengths, vec![5, 5, 5, 5]);
+        let batch = c.finish(&[0.0, 0.0], 0.99, 0.95).unwrap();
+        assert_eq!(batch.final_values[8], 3.0);
+        assert_eq!(batch.final_values[19], 4.0);
+    }
+
+    #[test]
+    fn a_game_that_keeps_finding_tiles_is_not_cut() {
+        let (mut c, mut obs) = two_games(None);
+        c.cut_without_progress(Some(40)).unwrap();
+        for step in 0..150 {
+            let cut = c.step(&GAS, &[0.0, 0.0], &mut obs).unwrap();
+            assert!(cut.is_empty(), "step {step}: cut {cut:?}");
+        }
+        assert!(c.rollout.episode_lengths.is_empty(), "no episode ended");
+    }
+
+    #[test]
+    fn no_cut_unless_asked_and_zero_steps_is_refused() {
+        let (mut c, mut obs) = two_games(None);
+        for _ in 0..50 {
+            assert!(c.step(&STAND, &[0.0, 0.0], &mut obs).unwrap().is_empty());
+        }
+        let err = c.cut_without_progress(Some(0)).unwrap_err();
+        assert!(
+            matches!(&err, Error::InvalidArgument(m) if m.contains("at least 1")),
+            "{err:?}"
+        );
+        c.cut_without_progress(None).unwrap();
     }
 
     #[test]

@@ -23,7 +23,10 @@ impl PyCollector {
     /// `distribution`: "normal" (a diagonal Gaussian) or "beta" for a continuous game; a
     /// discrete game's policy is categorical whatever it says.
     #[new]
-    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward, distribution = "normal"))]
+    /// `cut_without_progress`: simulation steps without a new tile after which a game's
+    /// episode is cut (`Collector::cut_without_progress`); None never cuts.
+    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward, distribution = "normal", cut_without_progress = None))]
+    #[allow(clippy::too_many_arguments)] // the keyword-only constructor Python calls
     fn new(
         spec: SpecArgs,
         n_games: usize,
@@ -32,6 +35,7 @@ impl PyCollector {
         sampling_seed: u64,
         reward: (f64, f64, f64, f64, f64),
         distribution: &str,
+        cut_without_progress: Option<u32>,
     ) -> PyResult<Self> {
         let pool_spec = spec.pool_spec(n_games, AutoresetMode::SameStep);
         let words = entropy_words(&entropy);
@@ -55,7 +59,10 @@ impl PyCollector {
         };
         let mut poisoned = false;
         let collector = guarded(&mut poisoned, || {
-            Collector::new(pool_spec, n_threads, &words, sampling_seed, weights, kind)
+            let mut collector =
+                Collector::new(pool_spec, n_threads, &words, sampling_seed, weights, kind)?;
+            collector.cut_without_progress(cut_without_progress)?;
+            Ok(collector)
         })?;
         let obs_shape = pool_spec.obs_shape();
         Ok(PyCollector {
