@@ -27,7 +27,7 @@ MATURIN := "maturin>=1.7,<2"
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
 	test-integrations test-integrations-sb3 test-integrations-rllib integration-venvs bench-sb3 bench-training \
-	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train
+	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train train-setup
 
 $(BIN)/python:
 	@$(QUIETLY) venv "creating $(VENV) and upgrading pip" \
@@ -173,11 +173,17 @@ VENV_TRAIN ?= .venv-train
 $(VENV_TRAIN)/.requirements-installed: examples/requirements-train.txt
 	$(call make_venv,$(VENV_TRAIN),$<)
 
-train: setup $(VENV_TRAIN)/.requirements-installed
+# The set-up's seconds (a fresh clone's build and virtualenvs, or a quick check once done) go
+# into run.json beside the training's and the evaluation's.
+train:
+	@start=$$(date +%s); $(MAKE) --no-print-directory train-setup && \
+	echo "== training (examples/train.py --seed $(SEED) --out $(OUT))" && \
+	$(VENV_TRAIN)/bin/python examples/train.py --seed $(SEED) --out $(OUT) \
+		--setup-seconds $$(( $$(date +%s) - start )) $(TRAIN_ARGS)
+
+train-setup: setup $(VENV_TRAIN)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_TRAIN)) $(QUIETLY) develop-train \
 		"installing the package into $(VENV_TRAIN)" $(BIN)/maturin develop --release --quiet
-	@echo "== training (examples/train.py --seed $(SEED) --out $(OUT))"
-	@$(VENV_TRAIN)/bin/python examples/train.py --seed $(SEED) --out $(OUT) $(TRAIN_ARGS)
 
 # PPO("CnnPolicy") rollout collection on make_sb3_vec_env(8) beside SubprocVecEnv(CarRacing-v3).
 bench-sb3: test-integrations-sb3

@@ -50,6 +50,7 @@ import argparse
 import csv
 import functools
 import json
+import math
 import os
 import subprocess
 import sys
@@ -354,13 +355,32 @@ def ppo_batch(
     })  # fmt: skip
 
 
-def synchronous_ppo(open_games: Callable[[argparse.Namespace], Games], updates: int) -> float:
+class FramesEachMinibatch(train.BetaAgent):
+    """The learner before the frames were preprocessed once per batch: each minibatch's forward
+    pass converts, scales and pools its raw uint8 frames again, every epoch, and the
+    convolutions run channels-first (the recipe of docs/training_history.md's variant 6)."""
+
+    def __init__(self, args: argparse.Namespace):
+        super().__init__(argparse.Namespace(**{**vars(args), "channels_last": False}))
+
+    def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
+        return obs
+
+    def heads(self, obs: torch.Tensor):
+        return super().heads(super().preprocess(obs))
+
+
+def synchronous_ppo(
+    open_games: Callable[[argparse.Namespace], Games],
+    updates: int,
+    agent_class: type[train.BetaAgent] = train.BetaAgent,
+) -> float:
     """Decisions/s of the recipe's PPO on `open_games(RECIPE)`, collecting then training, over
     the updates after the first."""
     args = RECIPE
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)  # as train.py
-    agent = train.BetaAgent(args)
+    agent = agent_class(args)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
     rng = np.random.default_rng(args.seed)
     steps = args.collect_size // args.n_games
@@ -401,13 +421,59 @@ def policy_alone(updates: int) -> float:
     return synchronous_ppo(NoGames, updates)
 
 
+def policy_alone_before(updates: int) -> float:
+    return synchronous_ppo(NoGames, updates, FramesEachMinibatch)
+
+
 OURS = "reinfors-gym"
 SIDES = {
     OURS: Side("reinfors-gym collect_stream", ours),
     "gymnasium": Side("Gymnasium AsyncVectorEnv", gymnasium_async),
     "envpool": Side("EnvPool CarRacing-v3 (sync)", envpool_sync),
     "policy-alone": Side("the policy alone, no env (sync)", policy_alone),
+    "policy-alone-before": Side("the policy alone, the learner before", policy_alone_before),
 }
+
+
+# --------------------------------------------------------------------------- the learner's limit
+
+
+def matmul_gflops(n: int = 2048, repeats: int = 5) -> float:
+    """This machine's measured peak: a float32 n x n matmul on train.py's torch threads, the
+    best of `repeats` after a warm-up (GFLOP/s)."""
+    torch.set_num_threads(RECIPE.torch_threads)
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    best = math.inf
+    for _ in range(repeats):
+        start = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - start)
+    return 2 * n**3 / best / 1e9
+
+
+def flops_per_decision(args: argparse.Namespace = RECIPE) -> dict[str, float]:
+    """The recipe's floating-point operations per decision, counted by PyTorch's FlopCounterMode
+    (convolutions and matrix products): one forward pass to act, and the decision's share of
+    training, `epochs` forward and backward passes (the most; the target KL can stop earlier)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    agent = train.BetaAgent(args)
+    obs = torch.zeros((args.minibatch_size, args.stack_num, 96, 96), dtype=torch.uint8)
+    with FlopCounterMode(display=False) as counter:
+        with torch.no_grad():
+            agent(obs)
+    forward = counter.get_total_flops() / args.minibatch_size
+    x = agent.preprocess(obs)
+    with FlopCounterMode(display=False) as counter:
+        alpha, beta, value = agent.heads(x)
+        (alpha.sum() + beta.sum() + value.sum()).backward()
+    train_pass = counter.get_total_flops() / args.minibatch_size
+    return {
+        "act": forward,
+        "train": args.epochs * train_pass,
+        "total": forward + args.epochs * train_pass,
+    }
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -432,16 +498,34 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return args
 
 
-def run_trials(sides: list[str], updates: int, trials: int) -> dict[str, list[float]]:
-    """Decisions/s per side and trial, the sides in a new order each trial."""
+def run_trials(
+    sides: list[str], updates: int, trials: int
+) -> tuple[dict[str, list[float]], list[float]]:
+    """Decisions/s per side and trial, the sides in a new order each trial, and the matmul
+    peak measured at the start of each trial (GFLOP/s)."""
     rates: dict[str, list[float]] = {side: [] for side in sides}
+    peaks: list[float] = []
     for trial in range(trials):
+        peaks.append(matmul_gflops())
+        print(f"trial {trial + 1}/{trials}  matmul peak {peaks[-1]:8.1f} GFLOP/s", flush=True)
         for side in harness.alternating(sides, trial):
             rate = SIDES[side].measure(updates)
             rates[side].append(rate)
             label = SIDES[side].label
-            print(f"trial {trial + 1}/{trials}  {label:30s} {rate:8.1f} decisions/s", flush=True)
-    return rates
+            print(f"trial {trial + 1}/{trials}  {label:36s} {rate:8.1f} decisions/s", flush=True)
+    return rates, peaks
+
+
+def learner_limit(medians: dict[str, float], peak_gflops: float) -> dict[str, object]:
+    """The FLOP-bound limit of decisions/s at the measured peak, and each loop's fraction."""
+    flops = flops_per_decision()
+    limit = peak_gflops * 1e9 / flops["total"]
+    return {
+        "flops_per_decision": flops,
+        "peak_gflops": peak_gflops,
+        "limit_decisions_per_s": limit,
+        "fraction_of_limit": {side: rate / limit for side, rate in medians.items()},
+    }
 
 
 def print_table(rates: dict[str, list[float]], medians: dict[str, float]) -> None:
@@ -466,13 +550,26 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     info = machine_info()
     harness.print_machine_info(info)
-    rates = run_trials(args.sides, args.updates, args.trials)
+    rates, peaks = run_trials(args.sides, args.updates, args.trials)
     summaries = {side: harness.summarize(values) for side, values in rates.items()}
     medians = {side: s["median"] for side, s in summaries.items()}
     print_table(rates, medians)
     ratios = ratios_to_anchors(medians)
     for side, r in ratios.items():
         print(f"ratio to {SIDES[side].label}: {r:.1f}x")
+    limit = learner_limit(medians, float(np.median(peaks)))
+    flops = limit["flops_per_decision"]
+    assert isinstance(flops, dict)
+    print(
+        f"\nthe learner's limit: {flops['total'] / 1e6:.1f} MFLOP per decision "
+        f"({flops['act'] / 1e6:.1f} to act, {flops['train'] / 1e6:.1f} to train at "
+        f"{RECIPE.epochs} epochs) at the matmul peak of {limit['peak_gflops']:.0f} GFLOP/s: "
+        f"{limit['limit_decisions_per_s']:.0f} decisions/s"
+    )
+    fractions = limit["fraction_of_limit"]
+    assert isinstance(fractions, dict)
+    for side, fraction in fractions.items():
+        print(f"{SIDES[side].label:36s} {fraction:6.1%} of the limit")
     result: dict[str, object] = {
         "machine": info,
         "updates": args.updates,
@@ -482,6 +579,8 @@ def main(argv: list[str] | None = None) -> None:
         "medians": medians,
         "ranges": {side: [s["min"], s["max"]] for side, s in summaries.items()},
         "ratios": ratios,
+        "matmul_peaks_gflops": peaks,
+        "limit": limit,
     }
     if args.decisions:
         minutes = {side: args.decisions / rate / 60 for side, rate in medians.items()}

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 # tqdm's default format with the count shown as minutes of the budget.
-MINUTES_FORMAT = "{l_bar}{bar}| {n:.1f}/{total:.0f} min [{elapsed}<{remaining}{postfix}]"
+MINUTES_FORMAT = "{l_bar}{bar}| {n:.1f}/{total:g} min [{elapsed}<{remaining}{postfix}]"
 
 
 def _tqdm() -> Any:

@@ -210,6 +210,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="cut evaluation and selection episodes short (smoke tests)",
     )
     ev.add_argument(
+        "--setup-seconds",
+        type=float,
+        help="seconds spent setting up before this script (make train passes its own), "
+        "recorded in run.json beside the training's and the evaluation's",
+    )
+    ev.add_argument(
         "--evaluate-only",
         action="store_true",
         help="train nothing: evaluate the finished run in --out (its policy.pt2) on --eval-seeds "
@@ -293,8 +299,15 @@ class BetaAgent(nn.Module):
         self.value_scale = args.value_scale
         # oneDNN's convolutions on these small maps run faster channels-last (NHWC), forward
         # and backward (docs/training.md, "The learner's limit").
-        self.memory_format = torch.channels_last if args.channels_last else torch.contiguous_format
-        self.to(memory_format=self.memory_format)
+        self.with_memory_format(
+            torch.channels_last if args.channels_last else torch.contiguous_format
+        )
+
+    def with_memory_format(self, memory_format: torch.memory_format) -> BetaAgent:
+        """The convolutions' layout, weights and input alike (exports take the contiguous
+        one: `torch.export.save` expects it)."""
+        self.memory_format = memory_format
+        return self.to(memory_format=memory_format)
 
     def forward(self, obs: torch.Tensor):
         """uint8 observations -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
@@ -317,6 +330,11 @@ class BetaAgent(nn.Module):
     @staticmethod
     def distribution(alpha: torch.Tensor, beta: torch.Tensor) -> BoxBeta:
         return BoxBeta(alpha, beta)
+
+
+def exportable(agent: BetaAgent) -> BetaAgent:
+    """A copy of `agent` to export: on the CPU, contiguous."""
+    return copy.deepcopy(agent).cpu().with_memory_format(torch.contiguous_format)
 
 
 def cpu_model() -> str:
@@ -354,7 +372,7 @@ TIME_LIMIT_STEPS = 1000
 
 def seed_text(seeds: list[int]) -> str:
     """`A-B` for a block of consecutive seeds, else the seeds (the first few)."""
-    if seeds == list(range(seeds[0], seeds[-1] + 1)) and len(seeds) > 2:
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
         return f"{seeds[0]}-{seeds[-1]}"
     shown = ", ".join(map(str, seeds[:5]))
     return shown + (f", ... ({len(seeds)} seeds)" if len(seeds) > 5 else "")
@@ -532,7 +550,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         selector.close()
         if selector.best_index != len(selector.snapshots) - 1:
             # The last update too, so that a run's choice can be judged on other seeds.
-            last = copy.deepcopy(learner).cpu()
+            last = exportable(learner)
             evaluate.save_checkpoint(
                 last, str(args.out / "policy_last.pt2"), preprocessing, distribution="beta"
             )
@@ -545,7 +563,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"exporting the snapshot after {selection['exported']['update']} updates "
               f"({selection['exported']['score']:.1f})", flush=True)  # fmt: skip
     policy_path = args.out / "policy.pt2"
-    exported = copy.deepcopy(learner).cpu()
+    exported = exportable(learner)
     evaluate.save_checkpoint(exported, str(policy_path), preprocessing, distribution="beta")
     wall_clock_s = time.perf_counter() - start
     print(f"{decisions} decisions in {train_s:.0f} s of training; exported {policy_path} "
@@ -554,6 +572,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     record = {
         "seed": args.seed,
+        "setup_s": args.setup_seconds,
         "wall_clock_s": wall_clock_s,
         "decisions": decisions,
         # Each decision runs frame_skip simulation steps (fewer when an episode ends inside it).

@@ -4,9 +4,11 @@ examples/evaluate.py's --video on both envs."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -99,8 +101,9 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     out = tmp_path / "run"
     run = subprocess.run(
         [sys.executable, str(EXAMPLES / "train.py"), "--seed", "3", "--out", str(out),
-         "--total-decisions", "256", "--n-games", "4", "--collect-size", "128", "--epochs", "1",
-         "--minibatch-size", "64", "--eval-seeds", "0-1", "--eval-max-decisions", "15"],
+         "--total-decisions", "256", "--max-minutes", "0", "--n-games", "4",
+         "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64", "--eval-seeds", "0-1",
+         "--eval-max-decisions", "15"],
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
@@ -142,6 +145,16 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     assert sampled == pytest.approx(snapshots[best]["sampled"])
     rows = (out / "scalars.csv").read_text().strip().splitlines()
     assert len(rows) == 1 + 2
+    assert_tensorboard_holds_the_scalars(out)
+    # The progress bar counts the decisions budget; the evaluation says what it will run and
+    # how long it may take before its first episode, then shows a bar per run.
+    assert "256/256" in run.stderr, run.stderr[-2000:]
+    plan = run.stdout.index("evaluating on seeds 0-1: Gymnasium's CarRacing-v3")
+    assert re.search(r"at most ~\d+ min", run.stdout[plan:]), run.stdout[plan:]
+    assert plan < run.stdout.index("gymnasium_mean_actions: mean")
+    for name in ("gymnasium_mean_actions", "gymnasium_sampled", "ours_mean_actions"):
+        assert f"{name}: 100%" in run.stderr, name
+    assert 0 < record["evaluation_s"] and 0 < record["evaluation_estimate_s"]
     # The export is evaluate.py's format, with its distribution and preprocessing.
     policy, preprocessing, distribution = evaluate.load_policy(str(out / "policy.pt2"))
     assert distribution == "beta"
@@ -165,7 +178,9 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
         assert len(result["returns"]) == 1
     expect = evaluate.evaluate("reinfors", str(out / "policy.pt2"), [4], max_decisions=15)
     assert reevaluated["evaluation"]["ours_mean_actions"]["returns"] == expect
-    for key in set(record) - {"eval_seeds", "evaluation"}:
+    evaluation_fields = {"eval_seeds", "evaluation", "evaluation_s", "evaluation_estimate_s"}
+    assert evaluation_fields <= set(reevaluated)
+    for key in set(record) - evaluation_fields:
         assert reevaluated[key] == record[key], key
     # A folder without a finished run is refused with a message.
     empty = subprocess.run(
@@ -173,6 +188,46 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert empty.returncode != 0 and "holds no finished run" in empty.stderr
+
+
+def assert_tensorboard_holds_the_scalars(out: Path) -> None:
+    """TensorBoard's event file beside scalars.csv holds every scalar of every row, against
+    the decisions trained."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    (events,) = out.glob("events.out.tfevents.*")
+    board = EventAccumulator(str(events))
+    board.Reload()
+    with open(out / "scalars.csv") as f:
+        rows = list(csv.DictReader(f))
+    tags = set(board.Tags()["scalars"])
+    assert {"policy_loss", "approx_kl", "lr", "train_s", "wall_s"} <= tags
+    for name in set(rows[0]) - {"env_steps"}:
+        if all(row[name] == "nan" for row in rows):
+            assert name not in tags, name  # NaN (no episode ended yet) is not logged
+            continue
+        logged = {e.step: e.value for e in board.Scalars(name)}
+        for row in rows:
+            if row[name] != "nan":
+                step = int(row["env_steps"])
+                assert logged[step] == pytest.approx(float(row[name]), rel=1e-5), (name, step)
+
+
+def test_a_time_budget_shows_minutes_in_the_progress_bar(tmp_path):
+    out = tmp_path / "run"
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train.py"), "--seed", "1", "--out", str(out),
+         "--total-decisions", "100000", "--max-minutes", "0.25", "--n-games", "4",
+         "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64", "--eval-seeds", "",
+         "--select-seeds", ""],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    bar = run.stderr.replace("\r", "\n").strip().splitlines()
+    assert re.search(r"\| \d+\.\d/0\.25 min \[", bar[-1]), bar[-1]
+    assert "decisions " in bar[-1] and "decisions/s" in bar[-1]
+    record = json.loads((out / "run.json").read_text())
+    assert record["decisions"] < 100000 and 15 <= record["wall_clock_s"] < 60
 
 
 def test_train_help_shows_every_default():
