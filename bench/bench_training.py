@@ -357,11 +357,8 @@ def ppo_batch(
 
 class FramesEachMinibatch(train.BetaAgent):
     """The learner before the frames were preprocessed once per batch: each minibatch's forward
-    pass converts, scales and pools its raw uint8 frames again, every epoch, and the
-    convolutions run channels-first (the recipe of docs/training_history.md's variant 6)."""
-
-    def __init__(self, args: argparse.Namespace):
-        super().__init__(argparse.Namespace(**{**vars(args), "channels_last": False}))
+    pass converts, scales and pools its raw uint8 frames again, every epoch (the recipe of
+    docs/training_history.md's variant 6)."""
 
     def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
         return obs

@@ -16,9 +16,11 @@ into `--out`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -49,6 +51,12 @@ def add_ppo_arguments(p: argparse.ArgumentParser | argparse._ArgumentGroup) -> N
     p.add_argument("--n-games", type=int, default=16, help="parallel games")
     p.add_argument("--n-threads", type=int, default=2, help="collector worker threads")
     p.add_argument("--collect-size", type=int, default=2048, help="records (decisions) per batch")
+    p.add_argument(
+        "--overlap",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="collect the next batch in the collector's thread while training on this one",
+    )
     p.add_argument("--depth", type=int, default=1, help="finished batches that may wait")
     p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (annealed to 0)")
     p.add_argument("--epochs", type=int, default=4, help="PPO epochs per batch (at most)")
@@ -277,6 +285,22 @@ def plot_curve(rows: list[dict], path: Path) -> None:
     print(f"learning curve: {path}")
 
 
+def batches(engine: rf.Engine, infer, args: argparse.Namespace) -> Iterator[rf.Batch]:
+    """Batches of `args.collect_size` decisions: with `args.overlap`, from
+    `engine.collect_stream`, whose thread collects the next batch while the caller trains on
+    this one; without, collected in the caller's thread when asked for (no thread shares the
+    cores with the training; `wait_s` is then the whole collection, `policy_lag` 0)."""
+    if args.overlap:
+        with engine.collect_stream(args.collect_size, infer, depth=args.depth) as stream:
+            yield from stream
+        return
+    while True:
+        start = time.perf_counter()
+        batch = engine.collect(args.collect_size, infer)
+        batch.telemetry.update(wait_seconds=time.perf_counter() - start, policy_lag=0.0)
+        yield batch
+
+
 def stream_updates(
     engine: rf.Engine,
     infer,
@@ -312,12 +336,12 @@ def stream_updates(
     log = ScalarLog(args.out, COLUMNS, step_key="env_steps")
     start = time.perf_counter()
     env_steps = 0
-    with engine.collect_stream(args.collect_size, infer, depth=args.depth) as stream:
+    with contextlib.closing(batches(engine, infer, args)) as stream:
         for update in range(n_updates):
             done = progress(update, time.perf_counter() - start)
             if done >= 1.0:
                 break
-            batch = next(stream)  # workers keep collecting while we train on it
+            batch = next(stream)
             lr = args.lr * (1.0 - done)
             optimizer.param_groups[0]["lr"] = lr
             if before_update is not None:

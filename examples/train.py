@@ -110,12 +110,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     net.add_argument("--hidden", type=int, default=256, help="units of the shared dense layer")
     net.add_argument(
-        "--channels-last",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="convolutions in the channels-last memory layout (same network, faster on CPUs)",
-    )
-    net.add_argument(
         "--init-alpha",
         type=triple,
         default=(2.0, 3.0, 1.05),
@@ -297,17 +291,6 @@ class BetaAgent(nn.Module):
             self.concentrations.bias.copy_(start + torch.log(-torch.expm1(-start)))
         self.value = layer_init(nn.Linear(args.hidden, 1), std=1.0)
         self.value_scale = args.value_scale
-        # oneDNN's convolutions on these small maps run faster channels-last (NHWC), forward
-        # and backward (docs/training.md, "The learner's limit").
-        self.with_memory_format(
-            torch.channels_last if args.channels_last else torch.contiguous_format
-        )
-
-    def with_memory_format(self, memory_format: torch.memory_format) -> BetaAgent:
-        """The convolutions' layout, weights and input alike (exports take the contiguous
-        one: `torch.export.save` expects it)."""
-        self.memory_format = memory_format
-        return self.to(memory_format=memory_format)
 
     def forward(self, obs: torch.Tensor):
         """uint8 observations -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
@@ -316,8 +299,7 @@ class BetaAgent(nn.Module):
     def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
         """uint8 observations -> the convolutions' float input, downsampled (no parameters:
         `ppo_update` runs it once per batch, not once per epoch)."""
-        x = self.pool(channels_first(obs, self.grayscale))
-        return x.contiguous(memory_format=self.memory_format)
+        return self.pool(channels_first(obs, self.grayscale))
 
     def heads(self, x: torch.Tensor):
         """`preprocess`'s output -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
@@ -330,11 +312,6 @@ class BetaAgent(nn.Module):
     @staticmethod
     def distribution(alpha: torch.Tensor, beta: torch.Tensor) -> BoxBeta:
         return BoxBeta(alpha, beta)
-
-
-def exportable(agent: BetaAgent) -> BetaAgent:
-    """A copy of `agent` to export: on the CPU, contiguous."""
-    return copy.deepcopy(agent).cpu().with_memory_format(torch.contiguous_format)
 
 
 def cpu_model() -> str:
@@ -550,7 +527,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         selector.close()
         if selector.best_index != len(selector.snapshots) - 1:
             # The last update too, so that a run's choice can be judged on other seeds.
-            last = exportable(learner)
+            last = copy.deepcopy(learner).cpu()
             evaluate.save_checkpoint(
                 last, str(args.out / "policy_last.pt2"), preprocessing, distribution="beta"
             )
@@ -563,7 +540,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(f"exporting the snapshot after {selection['exported']['update']} updates "
               f"({selection['exported']['score']:.1f})", flush=True)  # fmt: skip
     policy_path = args.out / "policy.pt2"
-    exported = exportable(learner)
+    exported = copy.deepcopy(learner).cpu()
     evaluate.save_checkpoint(exported, str(policy_path), preprocessing, distribution="beta")
     wall_clock_s = time.perf_counter() - start
     print(f"{decisions} decisions in {train_s:.0f} s of training; exported {policy_path} "

@@ -4,6 +4,7 @@ examples/evaluate.py's --video on both envs."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import importlib.util
 import json
@@ -399,3 +400,26 @@ def test_selection_options_are_checked():
             env=ENV, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
         assert run.returncode == 2 and bad[0] in run.stderr, bad
+
+
+def test_batches_without_overlap_are_collected_when_asked_for():
+    """--no-overlap: each batch is collected in the caller's thread when it is asked for, so the
+    weights that collected it are the latest (policy_lag 0) and the wait is the collection."""
+    ppo = load("ppo_carracing")
+    engine = beta_engine(n_games=4)
+
+    def infer(obs):
+        n = len(obs)
+        return np.tile([2.0, 3.0, 1.05, 2.0, 2.0, 20.0], (n, 1)), np.zeros(n)
+
+    args = argparse.Namespace(overlap=False, collect_size=8, depth=1)
+    stream = ppo.batches(engine, infer, args)
+    first = next(stream)
+    engine.weights_updated()
+    second = next(stream)
+    assert len(first) == len(second) == 8
+    assert second.weights_version == first.weights_version + 1
+    for batch in (first, second):
+        assert batch.telemetry["policy_lag"] == 0.0
+        assert batch.telemetry["wait_seconds"] >= batch.telemetry["collect_seconds"]
+    stream.close()
