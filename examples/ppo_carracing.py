@@ -192,14 +192,16 @@ def start_from(agent: Agent, path: Path, options: dict) -> None:
     agent.load_state_dict(module.state_dict())
 
 
-def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]:
+def ppo_update(agent, optimizer, batch: rf.Batch, args, rng, heads=None) -> dict[str, float]:
     """The clipped PPO objective over `epochs` passes of shuffled minibatches.
 
     `agent(obs)` is `agent.heads(agent.preprocess(obs))`: `preprocess` (no parameters) runs
     once over the batch, `heads` gives two distribution parameters and the value for each
     minibatch; `agent.distribution(p, q)` is the action distribution (summed log-probability
     and entropy per row). With `args.target_kl` set (not None), the epochs stop early once an
-    epoch's mean approximate KL exceeds it."""
+    epoch's mean approximate KL exceeds it. `heads` stands in for `agent.heads` (a compiled
+    copy of it)."""
+    heads = agent.heads if heads is None else heads
     device = next(agent.parameters()).device
     flat = batch.flat()
     with torch.no_grad():
@@ -214,7 +216,7 @@ def ppo_update(agent, optimizer, batch: rf.Batch, args, rng) -> dict[str, float]
         order = torch.from_numpy(rng.permutation(len(obs))).to(device)
         epoch_kl: list[float] = []
         for idx in order.split(args.minibatch_size):
-            first, second, value = agent.heads(obs[idx])
+            first, second, value = heads(obs[idx])
             dist = agent.distribution(first, second)
             log_ratio = dist.log_prob(actions[idx]).float() - old_log_probs[idx]
             ratio = log_ratio.exp()
@@ -331,6 +333,8 @@ def stream_updates(
             return update / n_updates
 
     rng = np.random.default_rng(args.seed)
+    # Compiled for the training's minibatches (one shape); acting stays eager.
+    heads = torch.compile(learner.heads) if getattr(args, "compile", False) else None
     bar = ProgressBar(n_updates * args.collect_size, budget_minutes)
     rows: list[dict] = []
     log = ScalarLog(args.out, COLUMNS, step_key="env_steps")
@@ -347,7 +351,7 @@ def stream_updates(
             if before_update is not None:
                 before_update(update, done)
             t0 = time.perf_counter()
-            stats = ppo_update(learner, optimizer, batch, args, rng)
+            stats = ppo_update(learner, optimizer, batch, args, rng, heads)
             with actor_lock:
                 actor.load_state_dict(learner.state_dict())
             engine.weights_updated()

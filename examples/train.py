@@ -152,6 +152,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="stop a batch's epochs once an epoch's mean approximate KL exceeds this (0: never)",
     )
     ppo.add_argument(
+        "--compile",
+        action=argparse.BooleanOptionalAction,
+        default=False,
+        help="torch.compile the network for the PPO epochs (needs a C++ compiler)",
+    )
+    ppo.add_argument(
         "--infer-threads",
         type=int,
         default=2,
