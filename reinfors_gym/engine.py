@@ -145,7 +145,8 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
         env, plus the vector env's native preprocessing (`frame_skip`, `stack_num`,
         `grayscale`, `obs_size`) and the single env's `gymnasium_version` (None: the installed
         Gymnasium's frames) and `lap_complete_rule`, all checked here. `max_episode_steps`
-        counts simulation steps. `layout` ("CHW" or "HWC") is the deprecated spelling of `channels_first`."""
+        counts simulation steps. `layout` ("CHW" or "HWC") is the deprecated spelling of
+        `channels_first`."""
         if layout is not None:
             if layout not in ("CHW", "HWC"):
                 raise InvalidConfig(f"layout must be 'CHW' or 'HWC', got {layout!r}")

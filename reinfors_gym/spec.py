@@ -67,8 +67,7 @@ def gymnasium_release(version: object) -> str:
     found = re.match(r"\s*(\d+)\.(\d+)([.+\-0-9A-Za-z]*)\s*$", version)
     if not found:
         raise InvalidConfig(
-            f"gymnasium_version must be a version string such as '1.2' or '1.2.2', got "
-            f"{version!r}"
+            f"gymnasium_version must be a version string such as '1.2' or '1.2.2', got {version!r}"
         )
     major, minor = int(found.group(1)), int(found.group(2))
     if major < 1:

@@ -405,7 +405,10 @@ class CarRacingVectorEnv(VectorEnv):
             if not isinstance(options, dict):
                 raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
             if "reset_mask" in options:
-                mask = self._check_reset_mask(options["reset_mask"])
+                # Popped from the caller's dict, as Gymnasium's vector envs do: wrappers read
+                # it after the env's reset (RecordEpisodeStatistics then resets every sub-env's
+                # statistics, not the masked ones).
+                mask = self._check_reset_mask(options.pop("reset_mask"))
             if "randomize" in options:
                 randomize = bool(options["randomize"])
         return seeds, mask, randomize
