@@ -138,15 +138,18 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         gymnasium_version: str | None = None,
         lap_complete_rule: str = "first_visit",
     ):
+        # Gymnasium's five arguments as it records them; ours only when given, so that a
+        # default env pickles (and compares, see reinfors_gym.testing) as CarRacing-v3 does.
+        ours = {
+            k: v
+            for k, v in (
+                ("gymnasium_version", gymnasium_version),
+                ("lap_complete_rule", lap_complete_rule),
+            )
+            if v != {"gymnasium_version": None, "lap_complete_rule": "first_visit"}[k]
+        }
         EzPickle.__init__(
-            self,
-            render_mode,
-            verbose,
-            lap_complete_percent,
-            domain_randomize,
-            continuous,
-            gymnasium_version,
-            lap_complete_rule,
+            self, render_mode, verbose, lap_complete_percent, domain_randomize, continuous, **ours
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise InvalidConfig(

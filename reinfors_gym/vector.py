@@ -147,8 +147,8 @@ class _SubEnv:
                 lap_complete_percent=self.lap_complete_percent,
                 domain_randomize=self.domain_randomize,
                 continuous=owner.continuous,
-                gymnasium_version=owner.gymnasium_version,
-                lap_complete_rule=owner.lap_complete_rule,
+                gymnasium_version=owner._init_kwargs["gymnasium_version"],
+                lap_complete_rule=owner._init_kwargs["lap_complete_rule"],
             )
         if name == "action_space":
             return owner.single_action_space
@@ -735,6 +735,9 @@ class CarRacingVectorEnv(VectorEnv):
     def close(self, **kwargs: Any) -> None:
         """Closes the vector env: safe from any thread at any time, idempotent. A call running
         in another thread (a pending `step_async` included) is waited for first."""
+        if not hasattr(self, "_guard"):
+            return  # construction failed before anything was made (Gymnasium <= 1.2's
+            # VectorEnv.__del__ still calls close())
         self._guard.enter_closing()
         try:
             if not self.closed:
