@@ -127,6 +127,10 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     """
 
     metadata = {"render_modes": ["human", "rgb_array", "state_pixels"], "render_fps": FPS}
+    #: The Gymnasium version whose `CarRacing-v3` the frames reproduce (fixed at construction).
+    gymnasium_version: str
+    #: ``"first_visit"`` or ``"every_contact"`` (fixed at construction).
+    lap_complete_rule: str
 
     def __init__(
         self,
