@@ -5,6 +5,10 @@
 #               and Python lanes side by side (-j2) (~5 min fresh, ~2 min once set up)
 #   make test-integrations   the SB3 / TorchRL / skrl / CleanRL and RLlib suites, each in its
 #               own virtualenv (.venv-sb3, .venv-rllib: RLlib pins gymnasium==1.2.2)
+#   make test-gymnasiums   the versions, vector-wrapper, drop-in and parity suites under each
+#               Gymnasium we declare (1.1.1, 1.2.2, 1.3.0, 1.4.0), each in .venv-gym-VERSION
+#   make test-pythons   the abi3 wheel installed and the quick suite run on Python 3.10, 3.12
+#               and 3.13 (pyenv's interpreters), each in .venv-pyVERSION
 # Set-up is a local virtualenv (.venv) with the extension built in release mode by maturin.
 # Beyond those: make docs / test-docs (the site, in a browser), make wheel / test-wheel (the
 # manylinux wheel, installed where no Rust is), make test-aarch64 (clippy and tests under qemu).
@@ -27,7 +31,8 @@ MATURIN := "maturin>=1.7,<2"
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
 	test-integrations test-integrations-sb3 test-integrations-rllib integration-venvs bench-sb3 bench-training \
-	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train train-setup
+	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train train-setup \
+	test-gymnasiums gymnasium-venvs test-pythons dist-wheel
 
 $(BIN)/python:
 	@$(QUIETLY) venv "creating $(VENV) and upgrading pip" \
@@ -121,13 +126,25 @@ VENV_RLLIB ?= .venv-rllib
 INTEGRATION_PYTEST := -m pytest -c tests/integrations/pytest.ini -q
 
 # $(1): the virtualenv, $(2): its requirements file (torch first, from TORCH_SOURCE).
+# A file that pins box2d-py (an sdist that runs swig while it builds) gets it built first,
+# without build isolation, with its swig on PATH (pip's isolated build cannot run that swig).
 define make_venv
 	@rm -rf $(1)
 	@$(QUIETLY) $(patsubst .%,%,$(notdir $(1))) "creating $(1) from $(2)" sh -c '$(PY) -m venv $(1) && \
 		$(1)/bin/python -m pip install -q --upgrade pip && \
+		$(call box2d_py,$(1),$(2)) \
 		$(1)/bin/python -m pip install -q $(TORCH_SOURCE) "$$(grep -E "^torch==" $(2))" && \
 		$(1)/bin/python -m pip install -q -r $(2)'
 	@touch $(1)/.requirements-installed
+endef
+
+# The shell steps (ending in &&) that build box2d-py into virtualenv $(1) when requirements
+# file $(2) pins it: swig, setuptools and wheel from the same file, then box2d-py.
+define box2d_py
+if grep -qE "^box2d-py==" $(2); then \
+	$(1)/bin/python -m pip install -q $$(grep -E "^(swig|setuptools|wheel)==" $(2)) && \
+	PATH=$(abspath $(1))/bin:$$PATH $(1)/bin/python -m pip install -q --no-build-isolation \
+		$$(grep -E "^box2d-py==" $(2)); fi &&
 endef
 
 $(VENV_SB3)/.requirements-installed: tests/integrations/requirements-sb3.txt
@@ -144,7 +161,7 @@ test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
 		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py \
 		tests/integrations/test_evaluate.py tests/integrations/test_help.py \
 		tests/integrations/test_train.py tests/integrations/test_bench_training.py \
-		tests/integrations/test_lap_stats.py
+		tests/integrations/test_lap_stats.py tests/integrations/test_vector_wrappers_torch.py
 
 test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(QUIETLY) develop-rllib \
@@ -160,6 +177,70 @@ test-integrations:
 	@$(MAKE) --no-print-directory test-integrations-rllib
 
 integration-venvs: $(VENV_SB3)/.requirements-installed $(VENV_RLLIB)/.requirements-installed
+
+# Each Gymnasium that pyproject.toml declares (gymnasium>=1.1), in its own virtualenv with
+# gymnasium[box2d]==VERSION and tests/versions/requirements.txt: 1.1.1 (box2d-py, pygame),
+# 1.2.2 (RLlib's pin; the same), 1.3.0 (box2d 2.3.10, pygame-ce, the float score) and 1.4.0.
+# Each lane runs the versions, vector-wrapper, drop-in and parity suites against that version's
+# CarRacing-v3 and AsyncVectorEnv. The package goes in as `make setup` built it: a .pth naming
+# this checkout (as `maturin develop` does for this mixed project), so the lanes share one build
+# and can run side by side. REINFORS_GYM_EXPECT_GYMNASIUM makes the suite check the version.
+GYM_VERSIONS := 1.1.1 1.2.2 1.3.0 1.4.0
+GYM_SUITE := tests/test_versions.py tests/test_vector_wrappers.py tests/test_dropin.py \
+	tests/test_vector_dropin.py tests/parity/test_parity_fast.py
+GYM_REQUIREMENTS := tests/versions/requirements.txt
+
+.venv-gym-%/.requirements-installed: $(GYM_REQUIREMENTS)
+	@rm -rf .venv-gym-$*
+	@$(QUIETLY) venv-gym-$* "creating .venv-gym-$* (gymnasium[box2d]==$*)" sh -c \
+		'$(PY) -m venv .venv-gym-$* && .venv-gym-$*/bin/python -m pip install -q --upgrade pip && \
+		.venv-gym-$*/bin/python -m pip install -q -r $(GYM_REQUIREMENTS) && \
+		PATH=$(abspath .venv-gym-$*)/bin:$$PATH .venv-gym-$*/bin/python -m pip install -q \
+			--no-build-isolation "gymnasium[box2d]==$*" && \
+		.venv-gym-$*/bin/python -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])" \
+			| xargs -I{} sh -c "echo $(CURDIR) > {}/reinfors_gym.pth"'
+	@touch $@
+
+gymnasium-venvs: $(foreach v,$(GYM_VERSIONS),.venv-gym-$(v)/.requirements-installed)
+
+test-gymnasium-%: setup .venv-gym-%/.requirements-installed
+	@$(QUIETLY) gym-$* "Gymnasium $*: versions, vector wrappers, drop-in, parity (.venv-gym-$*)" \
+		env REINFORS_GYM_EXPECT_GYMNASIUM=$* .venv-gym-$*/bin/python -m pytest -q \
+		-p no:cacheprovider --durations=8 $(GYM_SUITE)
+	@grep -E "(passed|failed)" out/logs/gym-$*.log | tail -1 | sed 's/^/   Gymnasium $*: /'
+
+# The virtualenvs side by side (two builds of box2d-py are most of it), then the four lanes,
+# two at a time.
+test-gymnasiums: setup
+	@$(MAKE) --no-print-directory -j2 -Oline gymnasium-venvs
+	@$(MAKE) --no-print-directory -j2 -Oline $(foreach v,$(GYM_VERSIONS),test-gymnasium-$(v))
+
+# The abi3 wheel (make wheel) on the other Pythons we declare (requires-python >= 3.10), from
+# pyenv's interpreters ($(PYENV_ROOT)/versions/X.Y.*): tools/check_python.py installs the wheel
+# alone into a fresh virtualenv, checks that nothing there is box2d-py, Box2D or pygame (nor
+# imported by the package), then adds the test requirements and runs the quick suite against
+# the installed wheel. A missing interpreter fails.
+PYTHONS := 3.10 3.12 3.13
+PYENV_ROOT ?= $(HOME)/.pyenv
+QUICK_SUITE := tests/test_env_api.py tests/test_vector.py tests/test_versions.py \
+	tests/test_dropin.py tests/parity/test_parity_fast.py
+pyenv_python = $(lastword $(sort $(wildcard $(PYENV_ROOT)/versions/$(1).*/bin/python$(1))))
+
+test-python-%: $(BIN)/python
+	@test -n "$(call pyenv_python,$*)" || \
+		{ echo "!! no Python $* under $(PYENV_ROOT)/versions (pyenv install $*)"; exit 1; }
+	@$(QUIETLY) py-$* "Python $*: the wheel alone, then the quick suite (.venv-py$*)" \
+		$(BIN)/python tools/check_python.py --python $(call pyenv_python,$*) \
+		--venv .venv-py$* --requirements tests/wheel/requirements-quick.txt $(QUICK_SUITE)
+	@grep -E "(passed|failed)" out/logs/py-$*.log | tail -1 | sed 's/^/   Python $*: /'
+
+# The wheel in dist/ (make wheel or make test-wheel built it; `make wheel` again after a
+# change), or a new one.
+dist-wheel: $(BIN)/python
+	@ls dist/reinfors_gym-*.whl >/dev/null 2>&1 || $(MAKE) --no-print-directory wheel
+
+test-pythons: dist-wheel
+	@$(MAKE) --no-print-directory -j2 -Oline $(foreach v,$(PYTHONS),test-python-$(v))
 
 # One command, from scratch: `make train SEED=1 OUT=out/train-1` runs examples/train.py's recipe
 # (its defaults; TRAIN_ARGS adds options), exports OUT/policy.pt2, evaluates it on Gymnasium's
@@ -274,4 +355,4 @@ test-aarch64:
 
 clean:
 	rm -rf $(VENV) $(DOCS_VENV) $(VENV_SB3) $(VENV_RLLIB) $(VENV_TRAIN) .venv-wheel-test target \
-		site dist
+		site dist .venv-gym-* .venv-py*

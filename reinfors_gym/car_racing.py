@@ -47,11 +47,14 @@ READ_ONLY_ATTRIBUTES = frozenset(
         "bg_color",
         "grass_color",
         "car_state",
+        "gymnasium_version",
+        "lap_complete_rule",
     }
 )
 """Attributes a write to which is refused with `ReadOnlyAttributeError`: Gymnasium's own would
 take the write (they are plain attributes there) and then diverge silently from the simulation,
-which lives in the Rust core here. `continuous` fixes the action space at construction."""
+which lives in the Rust core here. `continuous` fixes the action space at construction, and
+`gymnasium_version` and `lap_complete_rule` (ours, not Gymnasium's) the core's rules."""
 
 
 def continuous_action_space() -> spaces.Box:
@@ -108,6 +111,11 @@ def coerce_discrete(action: Any) -> int:
 class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     """Gymnasium's CarRacing-v3 with the same rules, spaces, keyword arguments and seeding.
 
+    Two options beyond Gymnasium's: `gymnasium_version` (the Gymnasium whose `CarRacing-v3` is
+    reproduced where releases differ, the score drawn on the frame; None follows the installed
+    one) and `lap_complete_rule` (``"first_visit"``, every Gymnasium release's rule, or
+    ``"every_contact"``, Gymnasium PR #1670's).
+
     Extra read-only accessors for tests and analysis: `car_state()`, `track`, `tile_visited`,
     `tile_visited_count`, `road_colors`, `reward`.
 
@@ -119,6 +127,10 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     """
 
     metadata = {"render_modes": ["human", "rgb_array", "state_pixels"], "render_fps": FPS}
+    #: The Gymnasium version whose `CarRacing-v3` the frames reproduce (fixed at construction).
+    gymnasium_version: str
+    #: ``"first_visit"`` or ``"every_contact"`` (fixed at construction).
+    lap_complete_rule: str
 
     def __init__(
         self,
@@ -127,9 +139,21 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
         lap_complete_percent: float = 0.95,
         domain_randomize: bool = False,
         continuous: bool = True,
+        gymnasium_version: str | None = None,
+        lap_complete_rule: str = "first_visit",
     ):
+        # Gymnasium's five arguments as it records them; ours only when given, so that a
+        # default env pickles (and compares, see reinfors_gym.testing) as CarRacing-v3 does.
+        ours = {
+            k: v
+            for k, v in (
+                ("gymnasium_version", gymnasium_version),
+                ("lap_complete_rule", lap_complete_rule),
+            )
+            if v != {"gymnasium_version": None, "lap_complete_rule": "first_visit"}[k]
+        }
         EzPickle.__init__(
-            self, render_mode, verbose, lap_complete_percent, domain_randomize, continuous
+            self, render_mode, verbose, lap_complete_percent, domain_randomize, continuous, **ours
         )
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise InvalidConfig(
@@ -140,12 +164,16 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
             continuous=continuous,
             domain_randomize=domain_randomize,
             lap_complete_percent=lap_complete_percent,
+            gymnasium_version=gymnasium_version,
+            lap_complete_rule=lap_complete_rule,
         )
         self.render_mode = render_mode
         self.verbose = verbose
         self.lap_complete_percent = spec.lap_complete_percent
         self.domain_randomize = spec.domain_randomize
         object.__setattr__(self, "continuous", spec.continuous)
+        object.__setattr__(self, "gymnasium_version", spec.gymnasium_version)
+        object.__setattr__(self, "lap_complete_rule", spec.lap_complete_rule)
         self.action_space = continuous_action_space() if self.continuous else spaces.Discrete(5)
         self.observation_space = observation_space()
         self._guard = CallGuard("environment")
@@ -168,6 +196,8 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
                 if name == "continuous"
                 else "it reports the simulation's state, which lives in the Rust core"
             )
+            if name in ("gymnasium_version", "lap_complete_rule"):
+                why = f"it fixes the core's rules at construction; create a new env with {name}="
             raise ReadOnlyAttributeError(f"CarRacingEnv.{name} cannot be set: {why}")
         if name == "lap_complete_percent":
             value = check_real(name, value, -math.inf, math.inf)
@@ -331,6 +361,17 @@ class CarRacingEnv(gym.Env[np.ndarray, Any], EzPickle):
     @property
     def grass_color(self) -> np.ndarray:
         return np.array(self._query("grass_color", lambda core: core.palette[2]))
+
+    def _touch_tile(self, tile: int) -> None:
+        """For tests: what a wheel's contact with `tile` does (begin then end), as Gymnasium's
+        own tests drive its contact listener: repaint, first-visit reward, the lap check. The
+        car does not move."""
+
+        def touch(core: Any) -> None:
+            if not core.touch_tile(tile):
+                raise ValueError(f"no tile {tile} (reset first; tiles: {len(core.track)})")
+
+        self._query("_touch_tile", touch)
 
     def car_state(self) -> dict[str, Any]:
         """A read-only snapshot of the car, in Box2D's float32 values widened to float64.

@@ -137,12 +137,16 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
         stack_num: int = 1,
         grayscale: bool = False,
         obs_size: tuple[int, int] = (96, 96),
+        gymnasium_version: str | None = None,
+        lap_complete_rule: str = "first_visit",
     ) -> CarRacingSpec:
         """CarRacing with pixel observations, `(96, 96, 3)` uint8 (`channels_first=True`:
         `(3, 96, 96)`, as the vector env's option of the same name); options as the Gymnasium
         env, plus the vector env's native preprocessing (`frame_skip`, `stack_num`,
-        `grayscale`, `obs_size`), all checked here. `max_episode_steps` counts simulation
-        steps. `layout` ("CHW" or "HWC") is the deprecated spelling of `channels_first`."""
+        `grayscale`, `obs_size`) and the single env's `gymnasium_version` (None: the installed
+        Gymnasium's frames) and `lap_complete_rule`, all checked here. `max_episode_steps`
+        counts simulation steps. `layout` ("CHW" or "HWC") is the deprecated spelling of
+        `channels_first`."""
         if layout is not None:
             if layout not in ("CHW", "HWC"):
                 raise InvalidConfig(f"layout must be 'CHW' or 'HWC', got {layout!r}")
@@ -165,6 +169,8 @@ class games:  # noqa: N801 - a namespace, spelled like reinfors'
             grayscale=grayscale,
             obs_size=obs_size,
             channels_first=channels_first,
+            gymnasium_version=gymnasium_version,
+            lap_complete_rule=lap_complete_rule,
         )
 
 

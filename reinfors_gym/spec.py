@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -33,6 +34,52 @@ MAX_FRAME_SKIP: int = _core.MAX_FRAME_SKIP
 MAX_EPISODE_STEPS = 2**32 - 1
 MAX_THREADS = 2**63 - 1
 """Larger thread counts are refused; any count above the cores is accepted and capped."""
+
+
+LAP_COMPLETE_RULES = ("first_visit", "every_contact")
+"""`lap_complete_rule` values. ``"first_visit"`` (the default) is every Gymnasium release's rule
+to date: `lap_complete_percent` is checked only on the first touch of the start tile, which
+happens during reset (Gymnasium issue #1269). ``"every_contact"`` is Gymnasium PR #1670's (open):
+checked on every wheel contact with the start tile."""
+
+
+def installed_gymnasium_version() -> str:
+    """The version of the Gymnasium this process imports."""
+    import gymnasium
+
+    return str(gymnasium.__version__)
+
+
+def gymnasium_release(version: object) -> str:
+    """The release line, ``"1.2"``, ``"1.3"`` or ``"1.4"``, whose `CarRacing-v3` Gymnasium
+    `version` ships (a string such as ``"1.2"``, ``"1.2.2"`` or ``"1.4.0rc1"``).
+
+    Releases differ only in the score drawn on the frame (docs/parity.md, "Gymnasium
+    versions"): 1.0 to 1.2.x draw ``"%04i"`` with pygame, 1.3.x ``f"{reward:04}"`` and 1.4
+    ``f"{reward:04.0f}"``, both with pygame-ce. Later versions get 1.4's rendering, the newest
+    known; versions before 1.0 (no `CarRacing-v3`) are refused.
+    """
+    if not isinstance(version, str):
+        raise InvalidConfig(
+            f"gymnasium_version must be a version string such as '1.2', got "
+            f"{type(version).__name__} {version!r}"
+        )
+    found = re.match(r"\s*(\d+)\.(\d+)([.+\-0-9A-Za-z]*)\s*$", version)
+    if not found:
+        raise InvalidConfig(
+            f"gymnasium_version must be a version string such as '1.2' or '1.2.2', got {version!r}"
+        )
+    major, minor = int(found.group(1)), int(found.group(2))
+    if major < 1:
+        raise InvalidConfig(
+            f"gymnasium_version must be 1.0 or later (CarRacing-v3 first shipped in 1.0), got "
+            f"{version!r}"
+        )
+    if major == 1 and minor <= 2:
+        return "1.2"
+    if major == 1 and minor == 3:
+        return "1.3"
+    return "1.4"
 
 
 def check_flag(name: str, value: object) -> bool:
@@ -79,6 +126,9 @@ class CarRacingSpec:
         grayscale: one luminance channel (Gymnasium's ``GrayscaleObservation`` weights).
         obs_size: ``(height, width)`` of the frames, each 1 to 4,096.
         channels_first: ``(3, H, W)`` frames instead of ``(H, W, 3)``.
+        gymnasium_version: the Gymnasium whose `CarRacing-v3` the frames reproduce where
+            releases differ (the score's text); ``create`` resolves None to the installed one.
+        lap_complete_rule: when `lap_complete_percent` is checked (`LAP_COMPLETE_RULES`).
     """
 
     continuous: bool = True
@@ -90,6 +140,8 @@ class CarRacingSpec:
     grayscale: bool = False
     obs_size: tuple[int, int] = (96, 96)
     channels_first: bool = False
+    gymnasium_version: str = "1.4.0"
+    lap_complete_rule: str = "first_visit"
 
     @classmethod
     def create(
@@ -104,8 +156,18 @@ class CarRacingSpec:
         grayscale: object = False,
         obs_size: object = (96, 96),
         channels_first: object = False,
+        gymnasium_version: object = None,
+        lap_complete_rule: object = "first_visit",
     ) -> CarRacingSpec:
-        """Checks every argument; raises :class:`InvalidConfig` naming the first bad one."""
+        """Checks every argument; raises :class:`InvalidConfig` naming the first bad one.
+        `gymnasium_version=None` follows the installed Gymnasium."""
+        if gymnasium_version is None:
+            gymnasium_version = installed_gymnasium_version()
+        gymnasium_release(gymnasium_version)
+        if lap_complete_rule not in LAP_COMPLETE_RULES:
+            raise InvalidConfig(
+                f"lap_complete_rule must be one of {LAP_COMPLETE_RULES}, got {lap_complete_rule!r}"
+            )
         if max_episode_steps is not None:
             max_episode_steps = check_int(
                 "max_episode_steps", max_episode_steps, 1, MAX_EPISODE_STEPS
@@ -128,6 +190,8 @@ class CarRacingSpec:
             grayscale=check_flag("grayscale", grayscale),
             obs_size=size,
             channels_first=check_flag("channels_first", channels_first),
+            gymnasium_version=str(gymnasium_version).strip(),
+            lap_complete_rule=str(lap_complete_rule),
         )
         if spec.obs_bytes > MAX_OBS_BYTES:
             raise InvalidConfig(
@@ -136,6 +200,11 @@ class CarRacingSpec:
                 "or obs_size)"
             )
         return spec
+
+    @property
+    def gymnasium_release(self) -> str:
+        """The release line (``"1.2"``, ``"1.3"``, ``"1.4"``) of `gymnasium_version`."""
+        return gymnasium_release(self.gymnasium_version)
 
     @property
     def frame_shape(self) -> tuple[int, ...]:
@@ -168,7 +237,13 @@ class CarRacingSpec:
         """The mapping the Rust core takes (`spec=...`)."""
         args = asdict(self)
         height, width = args.pop("obs_size")
-        return {**args, "height": height, "width": width}
+        del args["gymnasium_version"]
+        return {
+            **args,
+            "height": height,
+            "width": width,
+            "gymnasium_release": self.gymnasium_release,
+        }
 
 
 def check_threads(name: str, value: object) -> int:

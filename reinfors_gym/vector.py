@@ -76,7 +76,7 @@ class _SubEnv:
     _STATE_EXTRA = ("new_lap",)
     _PALETTE = ("road_color", "bg_color", "grass_color")
     # The vector env's own settings, the same for every sub-env.
-    _SHARED = ("render_mode", "continuous", "verbose")
+    _SHARED = ("render_mode", "continuous", "verbose", "gymnasium_version", "lap_complete_rule")
     # Refused: they report the simulation's state, or are fixed by the vector env.
     _FIXED = frozenset(
         {
@@ -147,6 +147,8 @@ class _SubEnv:
                 lap_complete_percent=self.lap_complete_percent,
                 domain_randomize=self.domain_randomize,
                 continuous=owner.continuous,
+                gymnasium_version=owner._init_kwargs["gymnasium_version"],
+                lap_complete_rule=owner._init_kwargs["lap_complete_rule"],
             )
         if name == "action_space":
             return owner.single_action_space
@@ -194,6 +196,8 @@ class CarRacingVectorEnv(VectorEnv):
         max_episode_steps: truncation limit in simulation steps (`None`: no limit).
         render_mode: `None`, `"rgb_array"` (600x400 frames) or `"state_pixels"`.
         continuous, domain_randomize, lap_complete_percent, verbose: as the single env.
+        gymnasium_version, lap_complete_rule: as the single env (None: the installed
+            Gymnasium's frames).
         frame_skip: simulation steps per `step` (rewards summed, last frame returned).
         stack_num: frames stacked along a leading axis (Gymnasium's `FrameStackObservation`
             layout, padded with the reset frame).
@@ -223,6 +227,8 @@ class CarRacingVectorEnv(VectorEnv):
         grayscale: bool = False,
         obs_size: tuple[int, int] = (96, 96),
         channels_first: bool = False,
+        gymnasium_version: str | None = None,
+        lap_complete_rule: str = "first_visit",
         copy: bool = True,
         batch_size: int | None = None,
     ):
@@ -242,6 +248,8 @@ class CarRacingVectorEnv(VectorEnv):
             grayscale=grayscale,
             obs_size=obs_size,
             channels_first=channels_first,
+            gymnasium_version=gymnasium_version,
+            lap_complete_rule=lap_complete_rule,
         )
         self.num_envs = spec.check_batch(num_envs)
         num_threads = check_threads("num_threads", num_threads)
@@ -261,6 +269,8 @@ class CarRacingVectorEnv(VectorEnv):
         self.stack_num = spec.stack_num
         self.grayscale = spec.grayscale
         self.channels_first = spec.channels_first
+        self.gymnasium_version = spec.gymnasium_version
+        self.lap_complete_rule = spec.lap_complete_rule
         self.copy = check_flag("copy", copy)
         self.metadata = {
             "render_modes": ["rgb_array", "state_pixels"],
@@ -395,7 +405,10 @@ class CarRacingVectorEnv(VectorEnv):
             if not isinstance(options, dict):
                 raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
             if "reset_mask" in options:
-                mask = self._check_reset_mask(options["reset_mask"])
+                # Popped from the caller's dict, as Gymnasium's vector envs do: wrappers read
+                # it after the env's reset (RecordEpisodeStatistics then resets every sub-env's
+                # statistics, not the masked ones).
+                mask = self._check_reset_mask(options.pop("reset_mask"))
             if "randomize" in options:
                 randomize = bool(options["randomize"])
         return seeds, mask, randomize
@@ -722,6 +735,9 @@ class CarRacingVectorEnv(VectorEnv):
     def close(self, **kwargs: Any) -> None:
         """Closes the vector env: safe from any thread at any time, idempotent. A call running
         in another thread (a pending `step_async` included) is waited for first."""
+        if not hasattr(self, "_guard"):
+            return  # construction failed before anything was made (Gymnasium <= 1.2's
+            # VectorEnv.__del__ still calls close())
         self._guard.enter_closing()
         try:
             if not self.closed:

@@ -11,6 +11,18 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 import pytest  # noqa: E402
 
+if os.environ.get("REINFORS_GYM_EXPECT_INSTALLED") == "1":
+    # tools/check_python.py runs the suite against an installed wheel: make sure that is what
+    # `import reinfors_gym` finds, not this checkout's source folder.
+    import sysconfig
+    from pathlib import Path
+
+    import reinfors_gym
+
+    _site = Path(sysconfig.get_paths()["platlib"]).resolve()
+    _where = Path(reinfors_gym.__file__).resolve()
+    assert _site in _where.parents, f"imported {_where}, not the wheel installed in {_site}"
+
 BOX2D_HINT = "the side-by-side tests need gymnasium[box2d]: pip install -e '.[test]'"
 
 

@@ -10,7 +10,8 @@
 4. For each `--deps` set (default: the newest dependencies, then the oldest that the wheel's
    metadata allows): a new virtualenv, the wheel and those requirements installed from binaries only,
    with a PATH holding no cargo or rustc, and `tests/wheel/smoke_installed.py` run there from
-   a scratch folder.
+   a scratch folder, then `tests/wheel/no_box2d_no_pygame.py` (no box2d-py, Box2D or pygame
+   installed, imported or needed).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "tests" / "wheel" / "smoke_installed.py"
+# Nothing in the install path needs box2d-py or pygame (both scripts run in each venv).
+NO_BOX2D = ROOT / "tests" / "wheel" / "no_box2d_no_pygame.py"
 RUST_TOOLS = ("cargo", "rustc", "rustup")
 SDIST_NEEDS = (
     "pyproject.toml",
@@ -127,6 +130,7 @@ def smoke(wheel: Path, venv: Path, deps: list[str]) -> None:
     subprocess.run([*pip, "--only-binary", ":all:", str(wheel), *deps], env=env, check=True)
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run([py, str(SMOKE)], env=env, cwd=scratch, check=True)
+        subprocess.run([py, str(NO_BOX2D)], env=env, cwd=scratch, check=True)
 
 
 def main() -> None:

@@ -18,6 +18,9 @@ from gen_figures import main as gen_figures
 
 from reinfors_gym.parity import FAMILIES, POSITION_WINDOW, evaluate
 
+#: The page's hand-written section on Gymnasium versions, appended after the results.
+VERSIONS = Path(__file__).resolve().parent / "parity_versions.md"
+
 
 def dist(values: list[float], fmt: str = "{:.3g}") -> str:
     if not values:
@@ -124,6 +127,8 @@ def main() -> None:
                 f"endings {r['ending'][0]}@{r['length'][0]} vs {r['ending'][1]}@{r['length'][1]}"
             )
     dst.parent.mkdir(parents=True, exist_ok=True)
+    # The per-version differences are prose, kept beside this script (not measured here).
+    lines += ["", VERSIONS.read_text().rstrip("\n")]
     dst.write_text("\n".join(lines) + "\n")
     print(f"wrote {dst}")
     mads = np.asarray([m for r in recs for m in r["frame_mad_agreeing"]], dtype=np.float64)

@@ -8,7 +8,10 @@ use crate::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
 use crate::error::{Error, Result};
 use crate::progress::tiles_skipped_before;
 use crate::rng::NumpyGenerator;
-use crate::scene::{road_chunk_bounds, Indicators, Renderer, RoadPoly, SceneView};
+use crate::scene::{
+    road_chunk_bounds, FontFlavor, Indicators, Renderer, RoadPoly, SceneView, ScoreFormat,
+    ScoreStyle,
+};
 use crate::track::{self, Track, PLAYFIELD};
 
 /// Simulation rate. Steps per second.
@@ -32,14 +35,19 @@ pub const STEP_REWARD: f64 = -0.1;
 /// Step reward when the car leaves the playfield (replaces the step's reward).
 pub const OFF_PLAYFIELD_REWARD: f64 = -100.0;
 
-/// Constructor options, Gymnasium's keyword arguments.
+/// Constructor options: Gymnasium's keyword arguments, the Gymnasium release to reproduce
+/// where releases differ, and the lap-completion rule.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Config {
     pub continuous: bool,
     pub domain_randomize: bool,
-    /// Fraction of tiles that must be visited when the start tile is first touched for the
-    /// lap to count. Gymnasium 1.4 checks it only then (its issue #1269); we do the same.
+    /// Fraction of tiles that must be visited, when a wheel touches the start tile, for the
+    /// lap to count. When that touch is checked is `lap_rule`'s business.
     pub lap_complete_percent: f64,
+    /// Whose `CarRacing-v3` to draw where Gymnasium releases differ (the score's text).
+    pub release: GymnasiumRelease,
+    /// When `lap_complete_percent` is checked.
+    pub lap_rule: LapRule,
 }
 
 impl Default for Config {
@@ -48,6 +56,72 @@ impl Default for Config {
             continuous: true,
             domain_randomize: false,
             lap_complete_percent: 0.95,
+            release: GymnasiumRelease::default(),
+            lap_rule: LapRule::default(),
+        }
+    }
+}
+
+/// The Gymnasium release line whose `CarRacing-v3` is reproduced. Tracks, physics, rewards and
+/// endings are the same in every release from 1.0 to 1.4.0; only the score drawn on the frame
+/// differs (its format, and the pygame that rasterises it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GymnasiumRelease {
+    /// 1.0 to 1.2.x: `"%04i" % reward`, drawn by pygame.
+    V1_2,
+    /// 1.3.0: `f"{reward:04}"` (the full float), drawn by pygame-ce.
+    V1_3,
+    /// 1.4.0: `f"{reward:04.0f}"`, drawn by pygame-ce.
+    #[default]
+    V1_4,
+}
+
+impl GymnasiumRelease {
+    /// From the name the binding passes: `"1.2"`, `"1.3"` or `"1.4"`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "1.2" => Ok(Self::V1_2),
+            "1.3" => Ok(Self::V1_3),
+            "1.4" => Ok(Self::V1_4),
+            _ => Err(Error::InvalidArgument(format!(
+                "gymnasium release must be \"1.2\", \"1.3\" or \"1.4\", got {name:?}"
+            ))),
+        }
+    }
+
+    /// How this release draws the score.
+    pub fn score_style(self) -> ScoreStyle {
+        let (format, font) = match self {
+            Self::V1_2 => (ScoreFormat::Truncate, FontFlavor::Pygame),
+            Self::V1_3 => (ScoreFormat::Repr, FontFlavor::PygameCe),
+            Self::V1_4 => (ScoreFormat::Round, FontFlavor::PygameCe),
+        };
+        ScoreStyle { format, font }
+    }
+}
+
+/// When a lap counts as completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LapRule {
+    /// Every Gymnasium release to 1.4.0: `lap_complete_percent` is checked only on the first
+    /// touch of the start tile, which happens during reset (Gymnasium issue #1269), so with
+    /// the default 0.95 only visiting every tile ends the lap.
+    #[default]
+    FirstVisit,
+    /// Gymnasium PR #1670 (open): checked on every wheel contact with the start tile, so
+    /// crossing the line with more than `lap_complete_percent` of the tiles visited ends it.
+    EveryContact,
+}
+
+impl LapRule {
+    /// From the name the binding passes: `"first_visit"` or `"every_contact"`.
+    pub fn from_name(name: &str) -> Result<Self> {
+        match name {
+            "first_visit" => Ok(Self::FirstVisit),
+            "every_contact" => Ok(Self::EveryContact),
+            _ => Err(Error::InvalidArgument(format!(
+                "lap_complete_rule must be \"first_visit\" or \"every_contact\", got {name:?}"
+            ))),
         }
     }
 }
@@ -166,10 +240,48 @@ struct ContactBook<'a> {
     first_visits: &'a mut Vec<usize>,
 }
 
+/// What the contact listener needs to know to score a contact.
+struct LapCheck {
+    tiles: usize,
+    percent: f64,
+    every_contact: bool,
+    /// The plain road colour touched tiles are repainted in.
+    road_color: [u8; 3],
+}
+
 impl ContactBook<'_> {
     /// Whether `tile` is already in the plain road colour `road_color`.
     fn repainted(&self, tile: u32, road_color: [u8; 3]) -> bool {
         self.road[self.tile_road_index[tile as usize]].color == road_color
+    }
+
+    /// Gymnasium's `FrictionDetector._contact` for one begin or end of a contact.
+    fn on_contact(&mut self, event: ContactEvent, lap: &LapCheck) {
+        let (fixture, tile) = match event {
+            ContactEvent::Begin { fixture, tile } => (fixture, tile as usize),
+            ContactEvent::End { tile, .. } => (usize::MAX, tile as usize),
+        };
+        // Any touch, begin or end, by wheel or hull, repaints the tile in the plain road
+        // colour: Gymnasium's contact listener does this before anything else.
+        self.road[self.tile_road_index[tile]].color = lap.road_color;
+        let is_wheel_begin = fixture < 4;
+        let first_visit = is_wheel_begin && !self.tile_visited[tile];
+        if first_visit {
+            self.tile_visited[tile] = true;
+            self.first_visits.push(tile);
+            *self.reward += TILE_REWARD_TOTAL / lap.tiles as f64;
+            *self.visited_count += 1;
+        }
+        // Gymnasium checks the lap inside the first-visit branch; PR #1670 on every wheel
+        // contact with the start tile.
+        let checked = if lap.every_contact {
+            is_wheel_begin
+        } else {
+            first_visit
+        };
+        if checked && tile == 0 && *self.visited_count as f64 / lap.tiles as f64 > lap.percent {
+            *self.new_lap = true;
+        }
     }
 }
 
@@ -305,6 +417,7 @@ impl CarRacing {
     /// One simulation step; `None` is reset's action-less step (no reward bookkeeping).
     fn advance(&mut self, action: Option<Action>) -> StepOutcome {
         let lap_complete_percent = self.config.lap_complete_percent;
+        let every_contact = self.config.lap_rule == LapRule::EveryContact;
         let road_color = self.palette.road.map(to_u8);
         let ep = self
             .episode
@@ -338,25 +451,15 @@ impl CarRacing {
         let tracked = |b: &ContactBook<'_>, fixture: usize, tile: u32| {
             fixture < 4 || !b.repainted(tile, road_color)
         };
+        let lap = LapCheck {
+            tiles,
+            percent: lap_complete_percent,
+            every_contact,
+            road_color,
+        };
         ep.contacts
             .update_tracking(&ep.grid, &fixtures, &mut book, tracked, |b, event| {
-                let (fixture, tile) = match event {
-                    ContactEvent::Begin { fixture, tile } => (fixture, tile as usize),
-                    ContactEvent::End { tile, .. } => (usize::MAX, tile as usize),
-                };
-                // Any touch, begin or end, by wheel or hull, repaints the tile in the plain
-                // road colour: Gymnasium's contact listener does this before anything else.
-                b.road[b.tile_road_index[tile]].color = road_color;
-                let is_wheel_begin = fixture < 4;
-                if is_wheel_begin && !b.tile_visited[tile] {
-                    b.tile_visited[tile] = true;
-                    b.first_visits.push(tile);
-                    *b.reward += TILE_REWARD_TOTAL / tiles as f64;
-                    *b.visited_count += 1;
-                    if tile == 0 && *b.visited_count as f64 / tiles as f64 > lap_complete_percent {
-                        *b.new_lap = true;
-                    }
-                }
+                b.on_contact(event, &lap)
             });
         let new_tiles = ep.first_visits.len() as u32;
         // Counted once every contact of the step is in: a wheel that lands on two new tiles in
@@ -442,6 +545,7 @@ impl CarRacing {
                 hull_angular_velocity: state.hull_angular_velocity as f64,
             },
             reward: self.reward,
+            score: self.config.release.score_style(),
         };
         self.renderer.draw_into(&view, out, width, height, skid);
         Ok(())
@@ -488,6 +592,38 @@ impl CarRacing {
     }
     pub fn new_lap(&self) -> bool {
         self.new_lap
+    }
+
+    /// For tests (Gymnasium's own tests call its contact listener the same way): what a
+    /// wheel's contact with `tile` does, begin then end, as if the car touched it: repaint,
+    /// first-visit reward, lap check. The car does not move. Returns whether the tile exists.
+    pub fn touch_tile(&mut self, tile: usize) -> bool {
+        let road_color = self.palette.road.map(to_u8);
+        let Some(ep) = self.episode.as_mut() else {
+            return false;
+        };
+        if tile >= ep.track.len() {
+            return false;
+        }
+        let lap = LapCheck {
+            tiles: ep.track.len(),
+            percent: self.config.lap_complete_percent,
+            every_contact: self.config.lap_rule == LapRule::EveryContact,
+            road_color,
+        };
+        let mut book = ContactBook {
+            road: &mut ep.road,
+            tile_road_index: &ep.tile_road_index,
+            tile_visited: &mut ep.tile_visited,
+            reward: &mut self.reward,
+            visited_count: &mut self.tile_visited_count,
+            new_lap: &mut self.new_lap,
+            first_visits: &mut ep.first_visits,
+        };
+        let tile = tile as u32;
+        book.on_contact(ContactEvent::Begin { fixture: 0, tile }, &lap);
+        book.on_contact(ContactEvent::End { fixture: 0, tile }, &lap);
+        true
     }
     /// Failed track attempts in the last reset.
     pub fn track_retries(&self) -> usize {

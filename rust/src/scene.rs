@@ -64,8 +64,49 @@ pub struct SceneView<'a> {
     pub car: &'a CarDrawing,
     pub skid_marks: &'a [SkidMark],
     pub indicators: Indicators,
-    /// Accumulated episode reward (the score digits show `f"{reward:04.0f}"`).
+    /// Accumulated episode reward, shown as the score digits in `score`'s style.
     pub reward: f64,
+    /// How the score is formatted and which rasterisation of the font draws it.
+    pub score: ScoreStyle,
+}
+
+/// How Gymnasium formats the score it draws (the text reaches the observation: it is drawn
+/// on the 1000×800 window before the scale to 96×96).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ScoreFormat {
+    /// `"%04i" % reward`: truncated toward zero (Gymnasium up to 1.2.x).
+    Truncate,
+    /// `f"{reward:04}"`: the float's full repr, e.g. `23.590909090909093` (Gymnasium 1.3.0,
+    /// from the ruff reformat of PR #1505, reported in issue #1638).
+    Repr,
+    /// `f"{reward:04.0f}"`: rounded half to even (Gymnasium 1.4.0, PR #1639).
+    #[default]
+    Round,
+}
+
+/// Which pygame draws the score: Gymnasium's `[box2d]` extra installs pygame up to 1.2.x and
+/// pygame-ce from 1.3.0 (PR #1512); their SDL_ttf builds rasterise the font differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FontFlavor {
+    Pygame,
+    #[default]
+    PygameCe,
+}
+
+/// The score's format and font, as one Gymnasium release draws them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ScoreStyle {
+    pub format: ScoreFormat,
+    pub font: FontFlavor,
+}
+
+impl FontFlavor {
+    fn face(self) -> &'static font::Face {
+        match self {
+            FontFlavor::Pygame => &font::PYGAME,
+            FontFlavor::PygameCe => &font::PYGAME_CE,
+        }
+    }
 }
 
 /// Road polygons per [`road_chunk_bounds`] box.
@@ -281,6 +322,55 @@ impl ScoreText {
     fn as_str(&self) -> &str {
         std::str::from_utf8(&self.buf[..self.len]).unwrap_or("")
     }
+
+    /// The score as Gymnasium's `format` prints `reward`.
+    fn format(reward: f64, format: ScoreFormat) -> Self {
+        use std::fmt::Write;
+        let mut out = ScoreText::default();
+        match format {
+            // Python's `%i` takes `int(reward)`: truncation toward zero.
+            ScoreFormat::Truncate => {
+                let _ = write!(out, "{:04}", reward.trunc() as i64);
+            }
+            // Both round half to even on the exact binary value, and both keep the sign of
+            // a negative value rounded to zero (`-000`).
+            ScoreFormat::Round => {
+                let _ = write!(out, "{reward:04.0}");
+            }
+            ScoreFormat::Repr => {
+                // Rust's `{:?}` is the shortest round-trip repr, as Python's, with the same
+                // switch to exponent notation (|x| < 1e-4 or >= 1e16); only the exponent is
+                // written differently (`1e-5` there, `1e-05` in Python; `1e16`, `1e+16`).
+                let mut raw = ScoreText::default();
+                let _ = write!(raw, "{reward:?}");
+                let s = raw.as_str();
+                let (mantissa, exponent) = match s.split_once('e') {
+                    Some((m, e)) => (m, Some(e)),
+                    None => (s, None),
+                };
+                let (sign, digits) = match mantissa.strip_prefix('-') {
+                    Some(rest) => ("-", rest),
+                    None => ("", mantissa),
+                };
+                let mut body = ScoreText::default();
+                let _ = body.write_str(digits);
+                if let Some(e) = exponent {
+                    let (esign, edigits) = match e.strip_prefix('-') {
+                        Some(rest) => ('-', rest),
+                        None => ('+', e),
+                    };
+                    let _ = write!(body, "e{esign}{edigits:0>2}");
+                }
+                // `04`: zeros between the sign and the digits up to four characters.
+                let _ = out.write_str(sign);
+                for _ in (sign.len() + body.len)..4 {
+                    let _ = out.write_char('0');
+                }
+                let _ = out.write_str(body.as_str());
+            }
+        }
+        out
+    }
 }
 
 /// Most canvas sizes a thread keeps (state frames, video frames, a human window, ...).
@@ -339,7 +429,7 @@ pub struct Renderer {
     large: Option<Canvas>,
     /// Score string and output size of the cached text patch; the glyph bitmap (window
     /// pixels, grey levels) and its area-averaged patch on the output grid.
-    text_key: Option<(ScoreText, usize, usize)>,
+    text_key: Option<(ScoreText, ScoreStyle, usize, usize)>,
     text: Vec<u8>,
     text_patch: GrayPatch,
     /// Scratch points (window pixels) for skid-mark strokes.
@@ -512,11 +602,15 @@ impl Renderer {
         canvas.set_clip_rows(height);
         draw_indicators(canvas, &view.indicators, sx, sy);
 
-        // Score: f"{reward:04.0f}" centred at (60, H - H·2.5/40), white on black, no AA off.
-        let mut key = ScoreText::default();
-        let _ = std::fmt::Write::write_fmt(&mut key, format_args!("{:04.0}", view.reward));
-        if self.text_key != Some((key, width, height)) {
-            let (tw, th) = font::render_text(key.as_str(), &mut self.text);
+        // Score: e.g. f"{reward:04.0f}" centred at (60, H - H·2.5/40), white on black.
+        let key = ScoreText::format(view.reward, view.score.format);
+        let cache_key = (key, view.score, width, height);
+        if self.text_key != Some(cache_key) {
+            let (tw, th) = view
+                .score
+                .font
+                .face()
+                .render_text(key.as_str(), &mut self.text);
             // pygame's Rect.center setter: left = cx - w // 2, top = cy - h // 2 (integers).
             let left = 60 - (tw / 2) as i64;
             let top = (WINDOW_H - WINDOW_H * 2.5 / 40.0) as i64 - (th / 2) as i64;
@@ -531,7 +625,7 @@ impl Renderer {
                 width,
                 height,
             );
-            self.text_key = Some((key, width, height));
+            self.text_key = Some(cache_key);
         }
         canvas.draw_gray_patch(&self.text_patch);
 
@@ -664,4 +758,73 @@ pub fn draw(
     with_skid_marks: bool,
 ) {
     Renderer::new().draw_into(view, out, width, height, with_skid_marks);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(reward: f64, format: ScoreFormat) -> String {
+        ScoreText::format(reward, format).as_str().to_owned()
+    }
+
+    #[test]
+    fn truncate_is_percent_04i() {
+        // Python: "%04i" % x
+        let cases = [
+            (0.0, "0000"),
+            (-0.1, "0000"),
+            (-0.9, "0000"),
+            (-1.5, "-001"),
+            (23.59, "0023"),
+            (999.99, "0999"),
+            (-100.0, "-100"),
+            (-1234.5, "-1234"),
+            (12345.6, "12345"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(text(x, ScoreFormat::Truncate), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn round_is_04_0f() {
+        // Python: f"{x:04.0f}"
+        let cases = [
+            (0.0, "0000"),
+            (-0.0, "-000"),
+            (-0.1, "-000"),
+            (0.5, "0000"),
+            (1.5, "0002"),
+            (2.5, "0002"),
+            (23.59, "0024"),
+            (-100.0, "-100"),
+            (999.5, "1000"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(text(x, ScoreFormat::Round), want, "{x}");
+        }
+    }
+
+    #[test]
+    fn repr_is_04() {
+        // Python: f"{x:04}" (repr, zero-padded to four characters)
+        let cases = [
+            (0.0, "00.0"),
+            (-0.0, "-0.0"),
+            (-0.1, "-0.1"),
+            (5.0, "05.0"),
+            (-0.30000000000000004, "-0.30000000000000004"),
+            (23.590909090909093, "23.590909090909093"),
+            (1e-5, "1e-05"),
+            (-1.5e-7, "-1.5e-07"),
+            (5.551115123125783e-17, "5.551115123125783e-17"),
+            (0.0001, "0.0001"),
+            (1e16, "1e+16"),
+            (1e15, "1000000000000000.0"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(text(x, ScoreFormat::Repr), want, "{x}");
+        }
+    }
 }

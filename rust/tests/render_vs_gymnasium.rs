@@ -5,7 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use reinfors_gym::scene::{self, CarDrawing, Indicators, Renderer, RoadPoly, SceneView, SkidMark};
+use reinfors_gym::scene::{
+    self, CarDrawing, Indicators, Renderer, RoadPoly, SceneView, ScoreStyle, SkidMark,
+};
 
 /// Mean absolute difference per pixel channel (0–255 scale) the state frames must stay within.
 const STATE_MAD_LIMIT: f64 = 1.0;
@@ -40,6 +42,8 @@ impl Scene {
             skid_marks: &self.skid,
             indicators: self.ind,
             reward: self.reward,
+            // The scenes were recorded under Gymnasium 1.4.0 and pygame-ce.
+            score: ScoreStyle::default(),
         }
     }
 }

@@ -159,3 +159,51 @@ def test_ppo_on_a_two_node_cluster_with_runners_on_both_nodes():
     finally:
         ray.shutdown()
         cluster.shutdown()
+
+
+def _score_corner(frame: np.ndarray) -> np.ndarray:
+    """The bottom-left corner of a 96x96 frame, where the score digits are drawn."""
+    return frame[86:, :24].astype(np.int16)
+
+
+def test_frames_hold_the_parity_bound_with_rllibs_gymnasium_digits():
+    """RLlib pins gymnasium==1.2.2, whose CarRacing-v3 draws the score as "%04i" with pygame.
+    Ours follows the installed Gymnasium: side by side with that CarRacing-v3, frames hold the
+    parity suite's bound with the digits in them, rewards and motion are exact, and the score's
+    corner matches ours and not 1.4's rounded digits."""
+    import warnings
+    from dataclasses import asdict
+
+    assert gym.__version__ == "1.2.2"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # SWIG's import-time deprecation warnings
+        import Box2D  # noqa: F401
+    from reinfors_gym.parity import evaluate, run_episode
+
+    records = [
+        asdict(run_episode(family, seed, max_steps=300, frame_every=1))
+        for family, seed in (("closed_loop", 0), ("random_smooth", 1))
+    ]
+    for criterion in evaluate(records):
+        assert criterion.passed, criterion
+    for rec in records:
+        assert rec["max_reward_diff"] == 0.0 and rec["first_state_divergence"] is None
+        assert max(rec["frame_mad_agreeing"]) <= 2.0
+    assert records[0]["episode_return"][1] > 50  # the closed-loop driver scored: digits moved
+
+    from gymnasium.envs.box2d.car_racing import CarRacing
+
+    theirs = CarRacing()
+    ours = {v: gym.make(ID, gymnasium_version=v) for v in (None, "1.4")}
+    action = np.array([0.0, 0.5, 0.0], np.float32)
+    theirs.reset(seed=3)
+    for env in ours.values():
+        env.reset(seed=3)
+    mad = {v: [] for v in ours}
+    for t in range(150):
+        ref = theirs.step(action)[0]
+        for v, env in ours.items():
+            obs = env.step(action)[0]
+            if t % 10 == 9:
+                mad[v].append(np.abs(_score_corner(obs) - _score_corner(ref)).mean())
+    assert np.mean(mad[None]) <= 1.0 and np.mean(mad["1.4"]) >= 3.0, mad

@@ -80,6 +80,12 @@ impl PyCarRacing {
         })
     }
 
+    /// For tests: a wheel's contact with `tile`, begin then end (`CarRacing::touch_tile`).
+    /// False when there is no such tile (or no episode).
+    fn touch_tile(&mut self, tile: usize) -> bool {
+        self.env.touch_tile(tile)
+    }
+
     /// The generator state after the draws made so far (to mirror into `np_random`).
     fn rng_state(&self) -> RngState {
         self.env.rng().pcg64_full_state()

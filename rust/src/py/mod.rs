@@ -16,7 +16,7 @@ use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::env::{self as core_env, CarRacing, Config};
+use crate::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
 use crate::error::{panic_text, Error};
 use crate::pool::{AutoresetMode, PoolSpec};
 use crate::rng::{coerce_seed_words, NumpyGenerator};
@@ -40,6 +40,20 @@ struct SpecArgs {
     height: usize,
     width: usize,
     channels_first: bool,
+    #[pyo3(from_py_with = release_arg)]
+    gymnasium_release: GymnasiumRelease,
+    #[pyo3(from_py_with = lap_rule_arg)]
+    lap_complete_rule: LapRule,
+}
+
+/// `"1.2"`, `"1.3"` or `"1.4"` (the spec resolves any version to one of these).
+fn release_arg(obj: &Bound<'_, PyAny>) -> PyResult<GymnasiumRelease> {
+    GymnasiumRelease::from_name(&obj.extract::<String>()?).map_err(to_py_err)
+}
+
+/// `"first_visit"` or `"every_contact"`.
+fn lap_rule_arg(obj: &Bound<'_, PyAny>) -> PyResult<LapRule> {
+    LapRule::from_name(&obj.extract::<String>()?).map_err(to_py_err)
 }
 
 impl SpecArgs {
@@ -48,6 +62,8 @@ impl SpecArgs {
             continuous: self.continuous,
             domain_randomize: self.domain_randomize,
             lap_complete_percent: self.lap_complete_percent,
+            release: self.gymnasium_release,
+            lap_rule: self.lap_complete_rule,
         }
     }
 

@@ -7,12 +7,14 @@
 //! - [`f32x4`]: four float lanes (one pixel or cell) per SSE operation, bit-identical to scalar.
 //! - [`canvas`]: the drawing API (layers, rects, strokes, grey images), row-by-row
 //!   compositing and quantization (one submodule each).
-//! - [`font`] (with generated [`font_data`]): the score digits of pygame's default font.
+//! - [`font`] (with generated [`font_data`] and [`font_data_pygame`]): the score text of
+//!   pygame's default font, as pygame-ce and pygame rasterise it.
 
 pub mod canvas;
 pub mod f32x4;
 pub mod font;
 pub mod font_data;
+pub mod font_data_pygame;
 pub mod raster;
 pub mod transform;
 
