@@ -1,16 +1,16 @@
 """Where one update of examples/train.py's recipe spends its time: the actor's forward passes
-that collect a batch, and the PPO epochs' preprocessing, forward and backward passes, optimizer,
-copies and Python overhead, for the learner before and after its frames were preprocessed once
-per batch.
+that collect a batch, and the PPO epochs' phases (preprocessing, gathers, forward and backward
+passes, losses, optimizer, statistics), for the learner before and after its frames were
+preprocessed once per batch.
 
-    python bench/profile_update.py [--trials 3] [--json docs/training_profile.json]
+    python bench/profile_update.py [--trials 5] [--json docs/training_profile.json]
 
 Each trial runs, for each learner in turn (a fresh order each trial), one update on a batch of
 the recipe's size (2,048 decisions of 2 stacked 96x96 grayscale frames, random pixels, 4 epochs
-with no early stop) under `torch.profiler`, after a warm-up update, and the 128 forward passes
-of 16 frames that collect such a batch. Operators are grouped by what they do (`GROUPS`); "Python
-and dispatch" is the wall-clock no operator accounts for. Shares are of each learner's wall-clock;
-the table reports the median over trials.
+with no early stop) after a warm-up update, timing `ppo_update`'s phases with its `PhaseClock`
+(wall-clock; CPU operators are synchronous), and the 128 forward passes of 16 frames that collect
+such a batch. The table reports each phase's median over trials. The learner before preprocesses
+inside its forward passes, so its preprocessing is counted there.
 """
 
 from __future__ import annotations
@@ -19,12 +19,10 @@ import argparse
 import json
 import sys
 import time
-from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
 import torch
-from torch.profiler import ProfilerActivity, profile
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
@@ -32,22 +30,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import bench_training  # noqa: E402
 import train  # noqa: E402
-from ppo_carracing import ppo_update  # noqa: E402
+from ppo_carracing import PhaseClock, ppo_update  # noqa: E402
 
 from reinfors_gym.benchmarks.harness import machine_info, print_machine_info  # noqa: E402
 
-# Operator name fragments -> the group they belong to (first match wins).
-GROUPS = (
-    ("convolutions, backward", ("convolution_backward",)),
-    ("convolutions, forward", ("convolution", "conv2d")),
-    ("dense layers", ("addmm", "aten::mm", "aten::bmm", "linear")),
-    ("preprocessing (uint8 to pooled float)", ("avg_pool", "aten::div", "_to_copy", "copy_")),
-    ("minibatch gathers", ("aten::index",)),
-    ("optimizer and gradient clipping", ("adam", "lerp", "addcdiv", "addcmul", "sqrt", "norm")),
-    ("Beta log-probabilities and losses", ("lgamma", "digamma", "log", "exp", "softplus")),
-)
-OTHER = "other operators"
-PYTHON = "Python and dispatch"
+ACTING = "acting: the actor's forward passes"
 LEARNERS = {"before": bench_training.FramesEachMinibatch, "after": train.BetaAgent}
 
 
@@ -68,25 +55,8 @@ class Batch:
         return self.arrays
 
 
-def group_of(name: str) -> str:
-    lowered = name.lower()
-    for group, fragments in GROUPS:
-        if any(f in lowered for f in fragments):
-            return group
-    return OTHER
-
-
-def grouped_seconds(prof: profile) -> dict[str, float]:
-    """Self CPU seconds of the profiled main thread's operators, by group."""
-    seconds: dict[str, float] = defaultdict(float)
-    for event in prof.key_averages():
-        if event.key.startswith(("aten::", "Optimizer.")) or "Backward" in event.key:
-            seconds[group_of(event.key)] += event.self_cpu_time_total / 1e6
-    return dict(seconds)
-
-
 def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[str, float]:
-    """One update's and one batch's collection forward passes: seconds by group."""
+    """One update's phases and one batch's acting forward passes, in seconds."""
     args = argparse.Namespace(**{**vars(bench_training.RECIPE), "target_kl": None})
     torch.manual_seed(0)
     torch.set_num_threads(args.torch_threads)
@@ -94,18 +64,15 @@ def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[st
     optimizer = torch.optim.Adam(agent.parameters(), lr=1e-6, eps=1e-5)
     rng = np.random.default_rng(0)
     ppo_update(agent, optimizer, batch, args, rng)  # warm-up
-    with profile(activities=[ProfilerActivity.CPU]) as prof:
-        start = time.perf_counter()
-        ppo_update(agent, optimizer, batch, args, rng)
-        wall = time.perf_counter() - start
-    seconds = grouped_seconds(prof)
-    seconds[PYTHON] = max(0.0, wall - sum(seconds.values()))
+    clock = PhaseClock()
+    ppo_update(agent, optimizer, batch, args, rng, clock=clock)
+    seconds = dict(clock.seconds)
     frames = torch.from_numpy(batch.arrays["obs"][: args.n_games])
     start = time.perf_counter()
     with torch.no_grad():
         for _ in range(args.collect_size // args.n_games):
             agent(frames)
-    seconds["acting: the actor's forward passes"] = time.perf_counter() - start
+    seconds[ACTING] = time.perf_counter() - start
     return seconds
 
 
@@ -122,7 +89,9 @@ def main(argv: list[str] | None = None) -> None:
         order = list(LEARNERS) if trial % 2 == 0 else list(LEARNERS)[::-1]
         for name in order:
             trials[name].append(profile_learner(LEARNERS[name], batch))
-            print(f"trial {trial + 1}/{args.trials}  {name}: {sum(trials[name][-1].values()):.2f} s")
+            print(
+                f"trial {trial + 1}/{args.trials}  {name}: {sum(trials[name][-1].values()):.2f} s"
+            )
     groups = sorted({g for runs in trials.values() for run in runs for g in run})
     medians = {
         name: {g: float(np.median([run.get(g, 0.0) for run in runs])) for g in groups}

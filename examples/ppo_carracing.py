@@ -192,7 +192,30 @@ def start_from(agent: Agent, path: Path, options: dict) -> None:
     agent.load_state_dict(module.state_dict())
 
 
-def ppo_update(agent, optimizer, batch: rf.Batch, args, rng, heads=None) -> dict[str, float]:
+class PhaseClock:
+    """Seconds spent in each named phase of `ppo_update` (`with clock("forward"): ...`), for
+    bench/profile_update.py; `ppo_update` runs without one at no cost."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def __call__(self, phase: str) -> Iterator[None]:
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = time.perf_counter() - start
+            self.seconds[phase] = self.seconds.get(phase, 0.0) + elapsed
+
+
+def _no_clock(phase: str) -> contextlib.nullcontext[None]:
+    return contextlib.nullcontext()
+
+
+def ppo_update(
+    agent, optimizer, batch: rf.Batch, args, rng, heads=None, clock=None
+) -> dict[str, float]:
     """The clipped PPO objective over `epochs` passes of shuffled minibatches.
 
     `agent(obs)` is `agent.heads(agent.preprocess(obs))`: `preprocess` (no parameters) runs
@@ -200,11 +223,12 @@ def ppo_update(agent, optimizer, batch: rf.Batch, args, rng, heads=None) -> dict
     minibatch; `agent.distribution(p, q)` is the action distribution (summed log-probability
     and entropy per row). With `args.target_kl` set (not None), the epochs stop early once an
     epoch's mean approximate KL exceeds it. `heads` stands in for `agent.heads` (a compiled
-    copy of it)."""
+    copy of it); a `PhaseClock` as `clock` times the phases."""
     heads = agent.heads if heads is None else heads
+    clock = _no_clock if clock is None else clock
     device = next(agent.parameters()).device
     flat = batch.flat()
-    with torch.no_grad():
+    with clock("preprocessing the batch"), torch.no_grad():
         obs = agent.preprocess(torch.from_numpy(flat["obs"]).to(device))
     actions = torch.from_numpy(flat["actions"]).to(device)
     old_log_probs = torch.from_numpy(flat["behavior_log_probs"]).to(device)
@@ -216,33 +240,38 @@ def ppo_update(agent, optimizer, batch: rf.Batch, args, rng, heads=None) -> dict
         order = torch.from_numpy(rng.permutation(len(obs))).to(device)
         epoch_kl: list[float] = []
         for idx in order.split(args.minibatch_size):
-            first, second, value = heads(obs[idx])
-            dist = agent.distribution(first, second)
-            log_ratio = dist.log_prob(actions[idx]).float() - old_log_probs[idx]
-            ratio = log_ratio.exp()
-            adv = advantages[idx]
-            adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            clipped = ratio.clamp(1.0 - args.clip, 1.0 + args.clip)
-            policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
-            value_loss = 0.5 * (((value - returns[idx]) / args.value_scale) ** 2).mean()
-            entropy = dist.entropy().float().mean()
-            loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
-
-            optimizer.zero_grad()
-            loss.backward()
-            nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
-            optimizer.step()
-            with torch.no_grad():  # http://joschu.net/blog/kl-approx.html
+            with clock("minibatch gathers"):
+                x = obs[idx]
+            with clock("forward passes"):
+                first, second, value = heads(x)
+            with clock("Beta log-probabilities and losses"):
+                dist = agent.distribution(first, second)
+                log_ratio = dist.log_prob(actions[idx]).float() - old_log_probs[idx]
+                ratio = log_ratio.exp()
+                adv = advantages[idx]
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                clipped = ratio.clamp(1.0 - args.clip, 1.0 + args.clip)
+                policy_loss = torch.max(-adv * ratio, -adv * clipped).mean()
+                value_loss = 0.5 * (((value - returns[idx]) / args.value_scale) ** 2).mean()
+                entropy = dist.entropy().float().mean()
+                loss = policy_loss + args.vf_coef * value_loss - args.ent_coef * entropy
+            with clock("backward passes"):
+                optimizer.zero_grad()
+                loss.backward()
+            with clock("gradient clipping and Adam"):
+                nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
+                optimizer.step()
+            with clock("statistics"), torch.no_grad():  # http://joschu.net/blog/kl-approx.html
                 approx_kl = ((ratio - 1.0) - log_ratio).mean()
                 clipfrac = ((ratio - 1.0).abs() > args.clip).float().mean()
-            for k, v in (
-                ("policy_loss", policy_loss),
-                ("value_loss", value_loss),
-                ("entropy", entropy),
-                ("approx_kl", approx_kl),
-                ("clipfrac", clipfrac),
-            ):
-                stats[k].append(v.item())
+                for k, v in (
+                    ("policy_loss", policy_loss),
+                    ("value_loss", value_loss),
+                    ("entropy", entropy),
+                    ("approx_kl", approx_kl),
+                    ("clipfrac", clipfrac),
+                ):
+                    stats[k].append(v.item())
             epoch_kl.append(stats["approx_kl"][-1])
         if target_kl is not None and float(np.mean(epoch_kl)) > target_kl:
             break
