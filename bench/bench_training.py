@@ -378,7 +378,7 @@ def synchronous_ppo(
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)  # as train.py
     agent = agent_class(args)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=args.lr, eps=1e-5)
+    optimizer = train.make_optimizer(agent, args.lr)
     rng = np.random.default_rng(args.seed)
     steps = args.collect_size // args.n_games
     games = open_games(args)

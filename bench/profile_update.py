@@ -61,7 +61,7 @@ def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[st
     torch.manual_seed(0)
     torch.set_num_threads(args.torch_threads)
     agent = agent_class(args)
-    optimizer = torch.optim.Adam(agent.parameters(), lr=1e-6, eps=1e-5)
+    optimizer = train.make_optimizer(agent, 1e-6)
     rng = np.random.default_rng(0)
     ppo_update(agent, optimizer, batch, args, rng)  # warm-up
     clock = PhaseClock()

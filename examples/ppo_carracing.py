@@ -168,17 +168,20 @@ class Agent(nn.Module):
         return Independent(Normal(mean, log_std.exp()), 1)
 
 
-def channels_first(obs: torch.Tensor, grayscale: bool) -> torch.Tensor:
+def frames_first(obs: torch.Tensor, grayscale: bool) -> torch.Tensor:
     """uint8 observations as `gym.make` and Gymnasium's wrappers give them (channels last,
-    stacked frames first) -> float (n, channels, height, width) in [0, 1]."""
+    stacked frames first) -> uint8 (n, channels, height, width)."""
     n = obs.shape[0]
     if grayscale:
-        x = obs.reshape(n, -1, obs.shape[-2], obs.shape[-1])
-    elif obs.dim() == 4:
-        x = obs.permute(0, 3, 1, 2)
-    else:
-        x = obs.permute(0, 1, 4, 2, 3).reshape(n, -1, obs.shape[2], obs.shape[3])
-    return x.float() / 255.0
+        return obs.reshape(n, -1, obs.shape[-2], obs.shape[-1])
+    if obs.dim() == 4:
+        return obs.permute(0, 3, 1, 2)
+    return obs.permute(0, 1, 4, 2, 3).reshape(n, -1, obs.shape[2], obs.shape[3])
+
+
+def channels_first(obs: torch.Tensor, grayscale: bool) -> torch.Tensor:
+    """`frames_first` as float in [0, 1]."""
+    return frames_first(obs, grayscale).float() / 255.0
 
 
 def start_from(agent: Agent, path: Path, options: dict) -> None:

@@ -60,7 +60,7 @@ import evaluate  # noqa: E402 - after the path and torch checks
 import run_log  # noqa: E402
 from ppo_carracing import (  # noqa: E402
     add_ppo_arguments,
-    channels_first,
+    frames_first,
     layer_init,
     plot_curve,
     stream_updates,
@@ -305,7 +305,9 @@ class BetaAgent(nn.Module):
     def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
         """uint8 observations -> the convolutions' float input, downsampled (no parameters:
         `ppo_update` runs it once per batch, not once per epoch)."""
-        return self.pool(channels_first(obs, self.grayscale))
+        # Pooled before scaling: the pooling reads the float frames once, the scale touches a
+        # quarter as many pixels.
+        return self.pool(frames_first(obs, self.grayscale).float()) * (1.0 / 255.0)
 
     def heads(self, x: torch.Tensor):
         """`preprocess`'s output -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
@@ -318,6 +320,11 @@ class BetaAgent(nn.Module):
     @staticmethod
     def distribution(alpha: torch.Tensor, beta: torch.Tensor) -> BoxBeta:
         return BoxBeta(alpha, beta)
+
+
+def make_optimizer(agent: nn.Module, lr: float) -> torch.optim.Optimizer:
+    """The recipe's Adam: fused, one kernel per step instead of one per tensor operation."""
+    return torch.optim.Adam(agent.parameters(), lr=lr, eps=1e-5, fused=True)
 
 
 def cpu_model() -> str:
@@ -471,7 +478,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     learner = BetaAgent(args).to(device)
     actor = copy.deepcopy(learner)  # used only by `infer`, in the collector's thread
     actor_lock = threading.Lock()
-    optimizer = torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)
+    optimizer = make_optimizer(learner, args.lr)
 
     def infer(obs: np.ndarray):
         if torch.get_num_threads() != args.infer_threads:  # this thread's own OpenMP team
