@@ -20,7 +20,7 @@ import contextlib
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -319,7 +319,7 @@ def plot_curve(rows: list[dict], path: Path) -> None:
     print(f"learning curve: {path}")
 
 
-def batches(engine: rf.Engine, infer, args: argparse.Namespace) -> Iterator[rf.Batch]:
+def batches(engine: rf.Engine, infer, args: argparse.Namespace) -> Generator[rf.Batch, None, None]:
     """Batches of `args.collect_size` decisions: with `args.overlap`, from
     `engine.collect_stream`, whose thread collects the next batch while the caller trains on
     this one; without, collected in the caller's thread when asked for (no thread shares the
