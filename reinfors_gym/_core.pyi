@@ -141,6 +141,14 @@ class PoolCore:
     def num_threads(self) -> int: ...
     @property
     def in_flight(self) -> int: ...
+    def check_at_rest(self, call: str) -> None:
+        """Raises `AsyncOrderError` naming `call` while any sub-env is in flight."""
+    def check_receivable(self, count: int, extra: int) -> None:
+        """Raises `AsyncOrderError` if a `recv` of `count` could never complete once `extra`
+        more sub-envs are sent."""
+    def _inject_fault(self, env_id: int, *, delay: float, fail: bool) -> None:
+        """For tests only: every later step of sub-env `env_id` first sleeps `delay` seconds,
+        then fails as a bug would if `fail`."""
     def abandon(self) -> None:
         """Lets go of the worker threads without tearing them down (in a forked child)."""
     def close(self) -> None:
@@ -164,18 +172,19 @@ class PoolCore:
         self,
         *,
         actions: npt.NDArray[np.float64] | npt.NDArray[np.int64],
-        env_ids: npt.NDArray[np.int64],
+        env_ids: npt.NDArray[np.int64] | npt.NDArray[np.int32],
     ) -> None: ...
     def send_reset(
         self,
         *,
-        env_ids: npt.NDArray[np.int64],
+        env_ids: npt.NDArray[np.int64] | npt.NDArray[np.int32],
         seeds: _SeedWords,
         randomize: bool | None,
     ) -> None: ...
     def recv(
         self, *, count: int, obs: npt.NDArray[np.uint8], timeout: float | None
     ) -> StepResults: ...
+    def wait(self, *, obs: npt.NDArray[np.uint8], timeout: float | None) -> StepResults: ...
     def render(
         self, i: int, width: int, height: int, skid_marks: bool
     ) -> npt.NDArray[np.uint8]: ...

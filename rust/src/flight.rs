@@ -1,10 +1,13 @@
 //! The board of asynchronous work: which sub-envs are queued, running or done, for
-//! EnvPool-style `send`/`recv` on a [`crate::pool::Pool`].
+//! EnvPool-style `send`/`recv` on a [`crate::pool::Pool`]. It is the one record of what is in
+//! flight: the Python layer asks it, and keeps no copy.
 //!
 //! Jobs are taken in the order they were sent, by whichever thread is free (the pool's
 //! helpers in the background, the caller while it waits in `recv`); a finished sub-env joins
 //! the done list in the order it finished. What each job does depends only on its own
 //! sub-env, so the order changes which sub-envs a `recv` returns, never their results.
+//!
+//! Every refusal happens before anything changes: a refused call leaves the board as it was.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -36,6 +39,18 @@ enum Stage {
     Done,
 }
 
+/// How many done sub-envs a receive hands over, and what a failed job among them does to
+/// the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// EnvPool's `recv`: the first `k` to finish. If one of them failed, the others stay done
+    /// (the next receive hands them over, results intact) and the failed ones become idle.
+    First(usize),
+    /// Gymnasium's `step_wait`/`reset_wait`: everything in flight, all or nothing. If a job
+    /// failed, every sub-env becomes idle (the caller must reset them all).
+    All,
+}
+
 struct Board {
     stage: Vec<Stage>,
     /// Jobs of queued sub-envs (taken out when they start).
@@ -49,6 +64,12 @@ struct Board {
     running: usize,
     /// No job starts any more: the pool is being dropped.
     closing: bool,
+}
+
+impl Board {
+    fn in_flight(&self) -> usize {
+        self.queue.len() + self.running + self.done.len()
+    }
 }
 
 /// The board behind one lock, with a condition for "a job finished".
@@ -81,34 +102,67 @@ impl Flight {
 
     /// Sub-envs sent and not yet received.
     pub fn in_flight(&self) -> usize {
-        let b = self.lock();
-        b.queue.len() + b.running + b.done.len()
+        self.lock().in_flight()
+    }
+
+    /// Whether sub-env `i` is in flight (queued, running, or done and not yet received).
+    pub fn is_in_flight(&self, i: usize) -> bool {
+        self.lock().stage.get(i).is_some_and(|&s| s != Stage::Idle)
+    }
+
+    /// Refuses `call` while any sub-env is in flight (synchronous calls and accessors need
+    /// every sub-env at rest).
+    pub fn check_at_rest(&self, call: &str) -> Result<()> {
+        match self.in_flight() {
+            0 => Ok(()),
+            k => Err(Error::AsyncOrder(format!(
+                "{call}() while {k} sub-envs are in flight (sent with send(), step_async() or \
+                 async_reset()); recv() them first"
+            ))),
+        }
     }
 
     /// Checks that every `id` is a sub-env, appears once and is idle. Nothing changes.
     pub fn check_sendable(&self, ids: &[usize]) -> Result<()> {
         let b = self.lock();
         let n = b.stage.len();
+        if ids.is_empty() {
+            return Err(Error::InvalidEnvId(
+                "env_id is empty: send() at least one sub-env".into(),
+            ));
+        }
         let mut seen = vec![false; n];
+        let mut busy = Vec::new();
         for &i in ids {
             if i >= n {
-                return Err(Error::InvalidArgument(format!(
-                    "env_id {i} is out of range: the pool has sub-envs 0 to {}",
+                let bad: Vec<usize> = ids.iter().copied().filter(|&i| i >= n).collect();
+                return Err(Error::InvalidEnvId(format!(
+                    "env_id {bad:?} out of range: sub-envs are 0 to {}",
                     n - 1
                 )));
             }
             if std::mem::replace(&mut seen[i], true) {
-                return Err(Error::InvalidArgument(format!(
-                    "env_id {i} appears more than once"
+                return Err(Error::InvalidEnvId(format!(
+                    "env_id [{i}] appears more than once"
                 )));
             }
             if b.stage[i] != Stage::Idle {
-                return Err(Error::InvalidState(format!(
-                    "sub-env {i} is already in flight; recv() its result before sending it again"
-                )));
+                busy.push(i);
             }
         }
+        if !busy.is_empty() {
+            return Err(Error::AsyncOrder(format!(
+                "sub-envs {busy:?} are already in flight; recv() their results before sending \
+                 them again"
+            )));
+        }
         Ok(())
+    }
+
+    /// Refuses a `recv` of `count` that could never complete once `extra` more sub-envs are
+    /// sent (it would wait forever). Nothing changes.
+    pub fn check_receivable(&self, count: usize, extra: usize) -> Result<()> {
+        receivable(&self.lock(), count, extra)
     }
 
     /// Queues one job per sub-env (checked with [`Flight::check_sendable`] first).
@@ -136,30 +190,33 @@ impl Flight {
         self.finished.notify_all();
     }
 
-    /// Waits until `count` sub-envs are done and hands them over (now idle) with their
-    /// outcomes, in the order they finished. While it waits, the calling thread runs queued
-    /// jobs itself with `run`. Refuses at once, changing nothing, when fewer than `count` are
-    /// in flight (it would wait forever); after `timeout`, it gives up and leaves them in
-    /// flight.
+    /// Waits until the sub-envs `want` names are done and hands them over (now idle) with
+    /// their results, in the order they finished. While it waits, the calling thread runs
+    /// queued jobs itself with `run`, one at a time, and starts none once `deadline` has
+    /// passed. Refuses at once, changing nothing, when fewer than wanted are in flight (it
+    /// would wait forever); at the deadline it gives up and leaves everything in flight.
+    ///
+    /// A failed job is reported as the error, naming its sub-env, which is handed back idle;
+    /// what happens to the others received with it depends on `want` (see [`Want`]).
     pub fn receive(
         &self,
-        count: usize,
-        timeout: Option<Duration>,
+        want: Want,
+        deadline: Option<Instant>,
         run: impl Fn(usize, Job) -> Result<SlotResult>,
-    ) -> Result<Vec<(usize, Result<SlotResult>)>> {
-        let deadline = timeout.map(|t| Instant::now() + t);
+    ) -> Result<Vec<(usize, SlotResult)>> {
         let mut b = self.lock();
-        let in_flight = b.queue.len() + b.running + b.done.len();
-        if count == 0 || in_flight < count {
-            return Err(Error::InvalidState(if in_flight == 0 {
-                "recv() with nothing in flight: send() actions (or async_reset()) first".into()
-            } else {
-                format!(
-                    "recv() needs {count} sub-envs in flight, but only {in_flight} are; send() more first"
-                )
-            }));
-        }
+        let count = match want {
+            Want::First(k) => k,
+            Want::All => b.in_flight(),
+        };
+        receivable(&b, count, 0)?;
         while b.done.len() < count {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(Error::Timeout(format!(
+                    "recv() timed out with {} of {count} sub-envs done; they stay in flight",
+                    b.done.len()
+                )));
+            }
             if let Some((i, job)) = take_next(&mut b) {
                 drop(b);
                 let outcome = run(i, job);
@@ -169,16 +226,9 @@ impl Flight {
             }
             b = match deadline {
                 None => self.finished.wait(b).unwrap_or_else(|p| p.into_inner()),
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(Error::Timeout(format!(
-                            "recv() timed out after {:?} with {} of {count} sub-envs done; \
-                             they stay in flight",
-                            timeout.unwrap_or_default(),
-                            b.done.len()
-                        )));
-                    }
+                Some(d) => {
+                    let left = d.saturating_duration_since(Instant::now());
+                    let left = left.max(Duration::from_micros(1));
                     self.finished
                         .wait_timeout(b, left)
                         .unwrap_or_else(|p| p.into_inner())
@@ -186,14 +236,41 @@ impl Flight {
                 }
             };
         }
-        let mut out = Vec::with_capacity(count);
-        for _ in 0..count {
-            let i = b.done.pop_front().expect("counted above");
-            b.stage[i] = Stage::Idle;
-            let outcome = b.outcomes[i].take().expect("a done sub-env has an outcome");
-            out.push((i, outcome));
+        let got: Vec<usize> = b.done.drain(..count).collect();
+        let mut received = Vec::with_capacity(count);
+        let mut failed = None;
+        for &i in &got {
+            match b.outcomes[i].take().expect("a done sub-env has an outcome") {
+                Ok(r) => received.push((i, r)),
+                Err(e) => {
+                    b.stage[i] = Stage::Idle;
+                    failed.get_or_insert((i, e));
+                }
+            }
         }
-        Ok(out)
+        let Some((i, e)) = failed else {
+            for &(i, _) in &received {
+                b.stage[i] = Stage::Idle;
+            }
+            return Ok(received);
+        };
+        let kept = match want {
+            Want::First(_) => {
+                // Back at the front, in the order they finished, for the next receive.
+                for &(j, r) in received.iter().rev() {
+                    b.outcomes[j] = Some(Ok(r));
+                    b.done.push_front(j);
+                }
+                Some(received.len())
+            }
+            Want::All => {
+                for &(j, _) in &received {
+                    b.stage[j] = Stage::Idle;
+                }
+                None
+            }
+        };
+        Err(failure(i, e, kept))
     }
 
     /// Stops every queued job (those sub-envs become idle, their results never come) and
@@ -210,9 +287,7 @@ impl Flight {
             b = self.finished.wait(b).unwrap_or_else(|p| p.into_inner());
         }
     }
-}
 
-impl Flight {
     /// For a forked child: the jobs running in the parent's threads never finish here, so
     /// nothing is waited for; every sub-env becomes idle and nothing runs any more.
     pub fn abandon(&self) {
@@ -225,6 +300,45 @@ impl Flight {
         b.jobs.fill(None);
         b.outcomes.fill(None);
     }
+}
+
+/// The error of sub-env `i`'s failed job `e`, saying what became of the `kept` others
+/// received with it: [`Error::SubEnvFailed`] when they stay in flight, else `e`'s kind.
+fn failure(i: usize, e: Error, kept: Option<usize>) -> Error {
+    let reset = format!("sub-env {i}'s job failed ({e}); reset it before stepping it again");
+    match kept {
+        Some(k) => Error::SubEnvFailed(format!(
+            "{reset}; the {k} other sub-envs done with it stay in flight, results intact, for \
+             the next recv()"
+        )),
+        None => {
+            let text = format!("{reset}; every sub-env's result of this call is lost");
+            match e {
+                Error::Internal(_) => Error::Internal(text),
+                _ => Error::ResetNeeded(text),
+            }
+        }
+    }
+}
+
+fn receivable(b: &Board, count: usize, extra: usize) -> Result<()> {
+    let in_flight = b.in_flight() + extra;
+    if count > 0 && in_flight >= count {
+        return Ok(());
+    }
+    Err(Error::AsyncOrder(if in_flight == 0 {
+        "recv() with nothing in flight: send() actions or async_reset() first".into()
+    } else {
+        let are = if extra == 0 {
+            "are"
+        } else {
+            "would be after this send"
+        };
+        format!(
+            "recv() needs batch_size={count} sub-envs in flight, but only {in_flight} {are}; \
+             send() more first"
+        )
+    }))
 }
 
 fn take_next(b: &mut Board) -> Option<(usize, Job)> {
@@ -258,30 +372,48 @@ mod tests {
         Ok(SlotResult::default())
     }
 
+    fn ids(got: &[(usize, SlotResult)]) -> Vec<usize> {
+        got.iter().map(|g| g.0).collect()
+    }
+
     #[test]
     fn send_checks_ids_before_anything_changes() {
         let f = Flight::new(4);
-        assert!(f.check_sendable(&[0, 4]).is_err());
-        assert!(f.check_sendable(&[1, 1]).is_err());
+        assert!(matches!(
+            f.check_sendable(&[0, 4]),
+            Err(Error::InvalidEnvId(_))
+        ));
+        assert!(matches!(
+            f.check_sendable(&[1, 1]),
+            Err(Error::InvalidEnvId(_))
+        ));
+        assert!(matches!(f.check_sendable(&[]), Err(Error::InvalidEnvId(_))));
         assert_eq!(f.in_flight(), 0);
         f.queue([(2, step())]);
         let err = f.check_sendable(&[0, 2]).unwrap_err();
-        assert!(matches!(err, Error::InvalidState(_)), "{err:?}");
+        assert!(matches!(err, Error::AsyncOrder(_)), "{err:?}");
         assert_eq!(f.in_flight(), 1);
+        assert!(f.is_in_flight(2) && !f.is_in_flight(0));
+        assert!(matches!(f.check_at_rest("step"), Err(Error::AsyncOrder(_))));
     }
 
     #[test]
     fn recv_refuses_what_could_never_arrive() {
         let f = Flight::new(4);
         assert!(matches!(
-            f.receive(1, None, ok),
-            Err(Error::InvalidState(_))
+            f.receive(Want::First(1), None, ok),
+            Err(Error::AsyncOrder(_))
+        ));
+        assert!(matches!(
+            f.receive(Want::All, None, ok),
+            Err(Error::AsyncOrder(_))
         ));
         f.queue([(0, step()), (1, step())]);
-        assert!(f.receive(3, None, ok).is_err());
+        assert!(f.receive(Want::First(3), None, ok).is_err());
         assert_eq!(f.in_flight(), 2, "a refused recv leaves the work in flight");
-        let got = f.receive(2, None, ok).unwrap();
-        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 1]);
+        assert!(f.check_receivable(3, 1).is_ok());
+        let got = f.receive(Want::First(2), None, ok).unwrap();
+        assert_eq!(ids(&got), [0, 1]);
         assert_eq!(f.in_flight(), 0);
         f.check_sendable(&[0, 1]).unwrap();
     }
@@ -290,10 +422,74 @@ mod tests {
     fn the_caller_runs_queued_jobs_while_it_waits() {
         let f = Flight::new(3);
         f.queue([(2, step()), (0, step()), (1, step())]);
-        let got = f.receive(2, None, ok).unwrap();
-        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [2, 0]);
+        let got = f.receive(Want::First(2), None, ok).unwrap();
+        assert_eq!(ids(&got), [2, 0]);
         assert_eq!(f.in_flight(), 1);
         assert_eq!(f.take().map(|t| t.0), Some(1));
+    }
+
+    #[test]
+    fn receive_hands_over_the_first_to_finish() {
+        let f = Flight::new(4);
+        f.queue([(0, step()), (1, step()), (2, step()), (3, step())]);
+        // Helpers take 0 and 1; 1 finishes first, then 3 (which the caller never runs).
+        let (a, b) = (f.take().unwrap().0, f.take().unwrap().0);
+        let (c, d) = (f.take().unwrap().0, f.take().unwrap().0);
+        assert_eq!([a, b, c, d], [0, 1, 2, 3]);
+        f.finish(1, ok(1, step()));
+        f.finish(3, ok(3, step()));
+        let got = f.receive(Want::First(2), None, ok).unwrap();
+        assert_eq!(ids(&got), [1, 3]);
+        f.finish(0, ok(0, step()));
+        f.finish(2, ok(2, step()));
+        assert_eq!(ids(&f.receive(Want::All, None, ok).unwrap()), [0, 2]);
+    }
+
+    fn fails_on(bad: usize) -> impl Fn(usize, Job) -> Result<SlotResult> {
+        move |i, _| {
+            if i == bad {
+                Err(Error::Internal("boom".into()))
+            } else {
+                Ok(SlotResult {
+                    reward: i as f64,
+                    truncated: true,
+                    ..SlotResult::default()
+                })
+            }
+        }
+    }
+
+    #[test]
+    fn a_failed_job_keeps_the_others_results_for_the_next_receive() {
+        let f = Flight::new(6);
+        f.queue((0..6).map(|i| (i, step())));
+        let err = f.receive(Want::First(3), None, fails_on(1)).unwrap_err();
+        assert!(
+            matches!(&err, Error::SubEnvFailed(m) if m.contains("sub-env 1") && m.contains("boom")),
+            "{err:?}"
+        );
+        // 0 and 2 are still done, 3..6 still queued; 1 is idle.
+        assert_eq!(f.in_flight(), 5);
+        assert!(!f.is_in_flight(1) && f.is_in_flight(0) && f.is_in_flight(2));
+        f.check_sendable(&[1]).unwrap();
+        assert!(f.check_sendable(&[0]).is_err());
+        let got = f.receive(Want::First(3), None, fails_on(1)).unwrap();
+        assert_eq!(ids(&got), [0, 2, 3]);
+        assert!(got
+            .iter()
+            .all(|(i, r)| r.truncated && r.reward == *i as f64));
+        assert_eq!(ids(&f.receive(Want::All, None, ok).unwrap()), [4, 5]);
+        assert_eq!(f.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_failed_job_in_a_wait_for_all_hands_everything_back() {
+        let f = Flight::new(4);
+        f.queue((0..4).map(|i| (i, step())));
+        let err = f.receive(Want::All, None, fails_on(2)).unwrap_err();
+        assert!(matches!(&err, Error::Internal(m) if m.contains("sub-env 2")));
+        assert_eq!(f.in_flight(), 0);
+        f.check_sendable(&[0, 1, 2, 3]).unwrap();
     }
 
     #[test]
@@ -301,12 +497,33 @@ mod tests {
         let f = Flight::new(1);
         f.queue([(0, step())]);
         let (i, _) = f.take().unwrap(); // "running" on a helper that never finishes
-        let err = f
-            .receive(1, Some(Duration::from_millis(20)), ok)
-            .unwrap_err();
+        let deadline = Instant::now() + Duration::from_millis(20);
+        let err = f.receive(Want::First(1), Some(deadline), ok).unwrap_err();
         assert!(matches!(err, Error::Timeout(_)), "{err:?}");
         f.finish(i, Ok(SlotResult::default()));
-        assert_eq!(f.receive(1, None, ok).unwrap().len(), 1);
+        assert_eq!(f.receive(Want::First(1), None, ok).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn the_caller_starts_no_job_after_the_deadline() {
+        let f = Flight::new(8);
+        f.queue((0..8).map(|i| (i, step())));
+        let ran = std::sync::atomic::AtomicUsize::new(0);
+        let slow = |_: usize, _: Job| {
+            ran.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::thread::sleep(Duration::from_millis(30));
+            Ok(SlotResult::default())
+        };
+        let start = Instant::now();
+        let err = f
+            .receive(Want::All, Some(start + Duration::from_millis(40)), slow)
+            .unwrap_err();
+        assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+        // Jobs of 30 ms: it started two (at 0 and 30 ms), not all eight (240 ms).
+        let ran = ran.load(std::sync::atomic::Ordering::Relaxed);
+        assert!((1..=2).contains(&ran), "{ran}");
+        assert!(start.elapsed() < Duration::from_millis(200));
+        assert_eq!(f.in_flight(), 8, "the timeout left everything in flight");
     }
 
     #[test]

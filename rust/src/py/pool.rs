@@ -13,10 +13,10 @@ use pyo3::prelude::*;
 
 use super::{
     accessors, batch_slice, entropy_words, generator_from, guarded, owned_array, render_array,
-    to_py_err, RngState, SeedWords, SpecArgs,
+    to_py_err, InvalidAction, InvalidEnvId, RngState, SeedWords, SpecArgs,
 };
 use crate::env::{Action, CarRacing};
-use crate::pool::{AutoresetMode, Pool, SlotResult};
+use crate::pool::{AutoresetMode, Fault, Pool, SlotResult};
 
 /// The results of one `step` or `recv`, one entry per sub-env it covers.
 #[pyclass(module = "reinfors_gym._core", name = "StepResults", frozen, get_all)]
@@ -55,10 +55,6 @@ fn closed() -> PyErr {
     PyRuntimeError::new_err("the pool is closed")
 }
 
-fn no_sub_env(i: usize) -> PyErr {
-    PyValueError::new_err(format!("no sub-env {i}"))
-}
-
 impl PyPool {
     fn pool(&self) -> PyResult<&Pool> {
         self.pool.as_ref().ok_or_else(closed)
@@ -78,18 +74,18 @@ impl PyPool {
     }
 
     fn with_env<T>(&self, i: usize, f: impl FnOnce(&mut CarRacing) -> T) -> PyResult<T> {
-        self.pool()?.with_env(i, f).ok_or_else(|| no_sub_env(i))
+        self.pool()?.with_env(i, f).map_err(to_py_err)
     }
 
     /// `actions` for `count` sub-envs: `(count, 3)` float64 (continuous) or `(count,)` int64.
     fn actions(&self, actions: &Bound<'_, PyAny>, count: usize) -> PyResult<Vec<Action>> {
         if self.pool()?.spec().config.continuous {
             let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
-                PyValueError::new_err("continuous actions must be a float64 array of shape (n, 3)")
+                InvalidAction::new_err("continuous actions must be a float64 array of shape (n, 3)")
             })?;
             let view = a.as_array();
             if view.shape() != [count, 3] {
-                return Err(PyValueError::new_err(format!(
+                return Err(InvalidAction::new_err(format!(
                     "actions must have shape ({count}, 3), got {:?}",
                     view.shape()
                 )));
@@ -101,11 +97,11 @@ impl PyPool {
                 .collect())
         } else {
             let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
-                PyValueError::new_err("discrete actions must be an int64 array of shape (n,)")
+                InvalidAction::new_err("discrete actions must be an int64 array of shape (n,)")
             })?;
             let view = a.as_array();
             if view.len() != count {
-                return Err(PyValueError::new_err(format!(
+                return Err(InvalidAction::new_err(format!(
                     "actions must have shape ({count},), got ({},)",
                     view.len()
                 )));
@@ -156,12 +152,28 @@ impl PyPool {
     }
 }
 
-fn env_ids(ids: PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
-    ids.as_array()
+/// Sub-env ids from a 1-D int64 or int32 array (`info["env_id"]` is int32). A negative id is
+/// refused here; the pool checks the rest (range, repeats, in flight).
+fn env_ids(ids: &Bound<'_, PyAny>, num_envs: usize) -> PyResult<Vec<usize>> {
+    let values: Vec<i64> = if let Ok(a) = ids.extract::<PyReadonlyArray1<'_, i64>>() {
+        a.as_array().to_vec()
+    } else if let Ok(a) = ids.extract::<PyReadonlyArray1<'_, i32>>() {
+        a.as_array().iter().map(|&i| i64::from(i)).collect()
+    } else {
+        return Err(InvalidEnvId::new_err(
+            "env_id must be a 1-D int64 or int32 array",
+        ));
+    };
+    values
         .iter()
         .map(|&i| {
-            usize::try_from(i)
-                .map_err(|_| PyValueError::new_err(format!("env_id {i} is out of range")))
+            usize::try_from(i).map_err(|_| {
+                let bad: Vec<i64> = values.iter().copied().filter(|&v| v < 0).collect();
+                InvalidEnvId::new_err(format!(
+                    "env_id {bad:?} out of range: sub-envs are 0 to {}",
+                    num_envs.saturating_sub(1)
+                ))
+            })
         })
         .collect()
 }
@@ -209,6 +221,31 @@ impl PyPool {
     #[getter]
     fn in_flight(&self) -> PyResult<usize> {
         Ok(self.pool()?.in_flight())
+    }
+
+    /// Raises `AsyncOrderError` naming `call` while any sub-env is in flight.
+    fn check_at_rest(&self, call: &str) -> PyResult<()> {
+        self.pool()?
+            .check_nothing_in_flight(call)
+            .map_err(to_py_err)
+    }
+
+    /// Raises `AsyncOrderError` if a `recv` of `count` could never complete once `extra` more
+    /// sub-envs are sent.
+    fn check_receivable(&self, count: usize, extra: usize) -> PyResult<()> {
+        self.pool()?
+            .check_receivable(count, extra)
+            .map_err(to_py_err)
+    }
+
+    /// For tests only: every later step of sub-env `env_id` first sleeps `delay` seconds, then
+    /// fails as a bug would if `fail` (see `pool::Fault`).
+    #[pyo3(signature = (env_id, *, delay, fail))]
+    fn _inject_fault(&self, env_id: usize, delay: f64, fail: bool) -> PyResult<()> {
+        let delay = Duration::try_from_secs_f64(delay)
+            .map_err(|_| PyValueError::new_err(format!("bad delay {delay}")))?;
+        let fault = Fault { delay, panic: fail };
+        self.pool()?.inject_fault(env_id, fault).map_err(to_py_err)
     }
 
     /// For a process forked from the one that made the pool: lets go of its worker threads
@@ -294,13 +331,9 @@ impl PyPool {
 
     /// EnvPool's `send`: sub-envs `env_ids` step with `actions` in the background.
     #[pyo3(signature = (*, actions, env_ids))]
-    fn send(
-        &mut self,
-        actions: &Bound<'_, PyAny>,
-        env_ids: PyReadonlyArray1<'_, i64>,
-    ) -> PyResult<()> {
+    fn send(&mut self, actions: &Bound<'_, PyAny>, env_ids: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_not_poisoned()?;
-        let ids = self::env_ids(env_ids)?;
+        let ids = self::env_ids(env_ids, self.pool()?.spec().num_envs)?;
         let acts = self.actions(actions, ids.len())?;
         let mut poisoned = false;
         let pool = self.pool_mut()?;
@@ -311,13 +344,13 @@ impl PyPool {
     #[pyo3(signature = (*, env_ids, seeds, randomize))]
     fn send_reset(
         &mut self,
-        env_ids: PyReadonlyArray1<'_, i64>,
+        env_ids: &Bound<'_, PyAny>,
         seeds: SeedWords,
         randomize: Option<bool>,
     ) -> PyResult<()> {
-        let ids = self::env_ids(env_ids)?;
-        let mut poisoned = false;
         let n = self.pool()?.spec().num_envs;
+        let ids = self::env_ids(env_ids, n)?;
+        let mut poisoned = false;
         let pool = self.pool_mut()?;
         guarded(&mut poisoned, || pool.send_reset(&ids, &seeds, randomize))?;
         // Resetting every sub-env recovers from an interrupted step.
@@ -328,7 +361,8 @@ impl PyPool {
     }
 
     /// EnvPool's `recv`: the first `count` sub-envs to finish (observations into `obs`, in
-    /// ascending sub-env order). `timeout` in seconds (`None`: wait as long as it takes).
+    /// ascending sub-env order). `timeout` in seconds (`None`: wait as long as it takes). A
+    /// failed job raises, naming its sub-env; the others stay in flight for the next `recv`.
     #[pyo3(signature = (*, count, obs, timeout))]
     fn recv(
         &mut self,
@@ -337,15 +371,36 @@ impl PyPool {
         obs: &Bound<'_, PyArrayDyn<u8>>,
         timeout: Option<f64>,
     ) -> PyResult<StepResults> {
-        let timeout = timeout
-            .map(|t| {
-                Duration::try_from_secs_f64(t).map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "timeout must be a non-negative number of seconds, got {t}"
-                    ))
+        let timeout = duration(timeout)?;
+        let mut obs = obs.readwrite();
+        let len = obs.len();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let pool = self.pool.as_mut().ok_or_else(closed)?;
+        let mut final_rows = Vec::new();
+        // A failed job comes back as `SubEnvFailed`: only its sub-env needs a reset, and the
+        // pool refuses it until then. Anything else internal needs a full reset.
+        let mut poisoned = false;
+        let got = py
+            .detach(|| {
+                guarded(&mut poisoned, || {
+                    pool.recv(count, timeout, out, &mut final_rows)
                 })
             })
-            .transpose()?;
+            .inspect_err(|_| self.poisoned |= poisoned)?;
+        self.results(py, got.iter().map(|(i, r)| (*i, r)), final_rows)
+    }
+
+    /// Gymnasium's `step_wait`/`reset_wait`: waits for every sub-env in flight, writes every
+    /// sub-env's latest observation into `obs` and returns the results of those received. A
+    /// failed job hands every sub-env back and requires `reset()`.
+    #[pyo3(signature = (*, obs, timeout))]
+    fn wait(
+        &mut self,
+        py: Python<'_>,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+        timeout: Option<f64>,
+    ) -> PyResult<StepResults> {
+        let timeout = duration(timeout)?;
         let mut obs = obs.readwrite();
         let len = obs.len();
         let out = batch_slice(&mut obs, len, "observation")?;
@@ -355,7 +410,7 @@ impl PyPool {
         let got = py
             .detach(|| {
                 guarded(&mut poisoned, || {
-                    pool.recv(count, timeout, out, &mut final_rows)
+                    pool.wait_all(timeout, out, &mut final_rows)
                 })
             })
             .inspect_err(|_| self.poisoned |= poisoned)?;
@@ -371,9 +426,7 @@ impl PyPool {
         height: usize,
         skid_marks: bool,
     ) -> PyResult<Bound<'py, PyArray3<u8>>> {
-        let pool = self.pool()?;
-        pool.with_env(i, |env| render_array(py, env, width, height, skid_marks))
-            .ok_or_else(|| no_sub_env(i))?
+        self.with_env(i, |env| render_array(py, env, width, height, skid_marks))?
     }
 
     /// The state accessor `name` of sub-env `i` (`track`, `tile_visited`, `road_colors`,
@@ -400,4 +453,17 @@ impl PyPool {
     fn set_rng_state(&mut self, i: usize, state: RngState) -> PyResult<()> {
         self.with_env(i, |env| env.set_rng(generator_from(state)))
     }
+}
+
+/// A timeout in seconds as a `Duration` (`None`: no timeout).
+fn duration(timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    timeout
+        .map(|t| {
+            Duration::try_from_secs_f64(t).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "timeout must be a non-negative number of seconds, got {t}"
+                ))
+            })
+        })
+        .transpose()
 }
