@@ -176,8 +176,11 @@ class _SubEnv:
         else:
             self._extra[name] = value
             return
+        # The core first: if it refuses, nothing changed.
+        lap = value if name == "lap_complete_percent" else self.lap_complete_percent
+        randomize = value if name == "domain_randomize" else self.domain_randomize
+        owner._pool.set_reset_options(self._index, lap, randomize)
         setattr(self, name, value)
-        owner._pool.set_reset_options(self._index, self.lap_complete_percent, self.domain_randomize)
 
 
 class CarRacingVectorEnv(VectorEnv):

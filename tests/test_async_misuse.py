@@ -23,7 +23,11 @@ NAMED = (
     gym.error.NoAsyncCallError,
     TimeoutError,
 )
-ids_strategy = st.lists(st.integers(-1, N), min_size=0, max_size=N + 1)
+# Valid id lists half the time; otherwise anything (out of range, repeated, empty).
+ids_strategy = st.one_of(
+    st.lists(st.integers(0, N - 1), unique=True, min_size=1, max_size=N),
+    st.lists(st.integers(-1, N), max_size=N + 1),
+)
 actions_strategy = st.sampled_from(["ok", "nan", "wrong-shape"])
 
 
@@ -39,7 +43,9 @@ def _actions(kind: str, n: int) -> np.ndarray:
 class AsyncCalls(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
-        self.env = CarRacingVectorEnv(N, batch_size=BATCH, num_threads=2)
+        # One thread: which sub-envs a recv returns is then deterministic, as Hypothesis needs
+        # to replay and shrink a sequence.
+        self.env = CarRacingVectorEnv(N, batch_size=BATCH, num_threads=1)
         self.env.reset(seed=0)
         self.flying: set[int] = set()
         self.pending = False
@@ -128,7 +134,7 @@ class AsyncCalls(RuleBasedStateMachine):
 
 
 AsyncCalls.TestCase.settings = settings(
-    max_examples=30,
+    max_examples=40,
     stateful_step_count=25,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow],
