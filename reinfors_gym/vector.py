@@ -296,6 +296,12 @@ class CarRacingVectorEnv(VectorEnv):
         self._obs = np.zeros((n, *obs_shape), np.uint8)
         self._batch_obs = np.zeros((self.batch_size, *obs_shape), np.uint8)
         self._all_ids = np.arange(n, dtype=np.int64)
+        # What the core's `send` takes as is (any layout): a policy's float32 output too.
+        self._action_dtypes = (
+            (np.dtype(np.float64), np.dtype(np.float32))
+            if self.continuous
+            else (np.dtype(np.int64),)
+        )
         # Which sub-envs are in flight is the core's to know (its board): this class asks it
         # and translates its refusals, and keeps no copy that could drift from it.
         self._has_reset = False
@@ -524,11 +530,7 @@ class CarRacingVectorEnv(VectorEnv):
         """Hands `actions` for sub-envs `ids` to the core, which checks everything (ids, what
         is in flight, the actions, the autoreset mode's rules) before any job is queued."""
         a = actions
-        if not (
-            type(a) is np.ndarray
-            and a.dtype == (np.float64 if self.continuous else np.int64)
-            and a.flags.c_contiguous
-        ):
+        if not (type(a) is np.ndarray and a.dtype in self._action_dtypes):
             a = self._coerce_actions(actions, len(ids), check_values=False)
         self._pool.send(actions=a, env_ids=ids)
 
@@ -606,23 +608,28 @@ class CarRacingVectorEnv(VectorEnv):
     def _infos(self, res: _core.StepResults) -> dict[str, Any]:
         """Gymnasium's vector infos of a step's results (over the sub-envs they cover)."""
         infos: dict[str, Any] = {}
+        if not (res.any_reset or res.any_lap):
+            return infos  # most steps: the core built none of the arrays below
+        lap = res.lap_finished
+        assert lap is not None
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             if res.any_reset:
-                done = res.was_reset
+                done, rows = res.was_reset, res.final_obs
+                assert done is not None and rows is not None
                 final_obs = np.full(len(done), None, dtype=object)
-                for i, row in zip(np.flatnonzero(done), res.final_obs, strict=True):
+                for i, row in zip(np.flatnonzero(done), rows, strict=True):
                     final_obs[i] = row
                 final_info: dict[str, Any] = {}
-                lap_mask = done & (res.lap_finished >= 0)
+                lap_mask = done & (lap >= 0)
                 if lap_mask.any():
-                    final_info["lap_finished"] = res.lap_finished == 1
+                    final_info["lap_finished"] = lap == 1
                     final_info["_lap_finished"] = lap_mask
                 infos.update(
                     final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done
                 )
         elif res.any_lap:
-            infos["lap_finished"] = res.lap_finished == 1
-            infos["_lap_finished"] = res.lap_finished >= 0
+            infos["lap_finished"] = lap == 1
+            infos["_lap_finished"] = lap >= 0
         return infos
 
     # ------------------------------------------------------------------ the rest of the API

@@ -177,7 +177,12 @@ fn owned_array<'py, T: numpy::Element>(
     data: Vec<T>,
     shape: &[usize],
 ) -> PyResult<Bound<'py, PyArrayDyn<T>>> {
-    PyArray1::from_vec(py, data).reshape(shape.to_vec())
+    let len = data.len();
+    let flat = PyArray1::from_vec(py, data);
+    if shape == [len] {
+        return Ok(flat.to_dyn().clone()); // no second array object for a reshape
+    }
+    flat.reshape(shape.to_vec())
 }
 
 /// Whether any hot loop has run its AVX2 copy in this process (so a test comparing the AVX2

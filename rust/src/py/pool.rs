@@ -26,13 +26,15 @@ pub(super) struct StepResults {
     rewards: Py<PyArrayDyn<f64>>,
     terminated: Py<PyArrayDyn<bool>>,
     truncated: Py<PyArrayDyn<bool>>,
-    /// `info["lap_finished"]`: -1 none, 0 false, 1 true.
-    lap_finished: Py<PyArrayDyn<i8>>,
+    /// `info["lap_finished"]`: -1 none, 0 false, 1 true (`None` unless `any_lap` or
+    /// `any_reset`: most steps need none of the three arrays below).
+    lap_finished: Option<Py<PyArrayDyn<i8>>>,
     /// The sub-env was reset during the call (`NextStep`: instead of stepping; `SameStep`:
-    /// after finishing, its last observation in `final_obs`).
-    was_reset: Py<PyArrayDyn<bool>>,
-    /// `SameStep`: one row per entry with `was_reset` set, in entry order.
-    final_obs: Py<PyArrayDyn<u8>>,
+    /// after finishing, its last observation in `final_obs`). `None` unless `any_reset`.
+    was_reset: Option<Py<PyArrayDyn<bool>>>,
+    /// `SameStep`: one row per entry with `was_reset` set, in entry order. `None` unless
+    /// `any_reset`.
+    final_obs: Option<Py<PyArrayDyn<u8>>>,
     /// Whether any entry has `lap_finished` (so the caller skips building empty infos).
     any_lap: bool,
     any_reset: bool,
@@ -77,24 +79,19 @@ impl PyPool {
         self.pool()?.with_env(i, f).map_err(to_py_err)
     }
 
-    /// `actions` for `count` sub-envs: `(count, 3)` float64 (continuous) or `(count,)` int64.
+    /// `actions` for `count` sub-envs: `(count, 3)` float64 or float32 (a policy's output, as
+    /// is) when continuous, `(count,)` int64 when discrete.
     fn actions(&self, actions: &Bound<'_, PyAny>, count: usize) -> PyResult<Vec<Action>> {
         if self.pool()?.spec().config.continuous {
-            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
-                InvalidAction::new_err("continuous actions must be a float64 array of shape (n, 3)")
-            })?;
-            let view = a.as_array();
-            if view.shape() != [count, 3] {
-                return Err(InvalidAction::new_err(format!(
-                    "actions must have shape ({count}, 3), got {:?}",
-                    view.shape()
-                )));
+            if let Ok(a) = actions.extract::<PyReadonlyArray2<'_, f32>>() {
+                return continuous(a.as_array(), count);
             }
-            Ok(view
-                .rows()
-                .into_iter()
-                .map(|r| Action::Continuous([r[0], r[1], r[2]]))
-                .collect())
+            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
+                InvalidAction::new_err(
+                    "continuous actions must be a float64 or float32 array of shape (n, 3)",
+                )
+            })?;
+            continuous(a.as_array(), count)
         } else {
             let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
                 InvalidAction::new_err("discrete actions must be an int64 array of shape (n,)")
@@ -143,9 +140,15 @@ impl PyPool {
             rewards: owned_array(py, rewards, &[n])?.unbind(),
             terminated: owned_array(py, terminated, &[n])?.unbind(),
             truncated: owned_array(py, truncated, &[n])?.unbind(),
-            lap_finished: owned_array(py, lap, &[n])?.unbind(),
-            was_reset: owned_array(py, was_reset, &[n])?.unbind(),
-            final_obs: owned_array(py, final_obs, &final_shape)?.unbind(),
+            lap_finished: (any_lap || any_reset)
+                .then(|| owned_array(py, lap, &[n]).map(Bound::unbind))
+                .transpose()?,
+            was_reset: any_reset
+                .then(|| owned_array(py, was_reset, &[n]).map(Bound::unbind))
+                .transpose()?,
+            final_obs: any_reset
+                .then(|| owned_array(py, final_obs, &final_shape).map(Bound::unbind))
+                .transpose()?,
             any_lap,
             any_reset,
         })
@@ -453,6 +456,24 @@ impl PyPool {
     fn set_rng_state(&mut self, i: usize, state: RngState) -> PyResult<()> {
         self.with_env(i, |env| env.set_rng(generator_from(state)))
     }
+}
+
+/// Continuous actions from the rows of a `(count, 3)` array.
+fn continuous<T: Copy + Into<f64>>(
+    view: numpy::ndarray::ArrayView2<'_, T>,
+    count: usize,
+) -> PyResult<Vec<Action>> {
+    if view.shape() != [count, 3] {
+        return Err(InvalidAction::new_err(format!(
+            "actions must have shape ({count}, 3), got {:?}",
+            view.shape()
+        )));
+    }
+    Ok(view
+        .rows()
+        .into_iter()
+        .map(|r| Action::Continuous([r[0].into(), r[1].into(), r[2].into()]))
+        .collect())
 }
 
 /// A timeout in seconds as a `Duration` (`None`: no timeout).
