@@ -280,6 +280,7 @@ class CarRacingVectorEnv(VectorEnv):
             num_threads=num_threads,
             autoreset_mode=_MODES[self.autoreset_mode],
             entropy=self._seeds,
+            batch_size=self.batch_size,
         )
         self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
         self.single_action_space = (
@@ -292,9 +293,11 @@ class CarRacingVectorEnv(VectorEnv):
         n = self.num_envs
         # The latest observation batch. With `copy=False` it is the one shared buffer every
         # call writes (`_batch_obs` for `recv`); with `copy=True` each call writes a new
-        # array, which is returned as is (no copy) and never written again.
+        # array (`recv`: the block the core packed), returned as is and never written again.
         self._obs = np.zeros((n, *obs_shape), np.uint8)
-        self._batch_obs = np.zeros((self.batch_size, *obs_shape), np.uint8)
+        self._batch_obs: np.ndarray | None = (
+            None if self.copy else np.zeros((self.batch_size, *obs_shape), np.uint8)
+        )
         self._all_ids = np.arange(n, dtype=np.int64)
         # What the core's `send` takes as is (any layout): a policy's float32 output too.
         self._action_dtypes = (
@@ -538,13 +541,11 @@ class CarRacingVectorEnv(VectorEnv):
         self, timeout: float | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         self._check_ready()
-        k = self.batch_size
-        obs = (
-            np.empty((k, *self.single_observation_space.shape), np.uint8)
-            if self.copy
-            else self._batch_obs
+        res = self._pool.recv(
+            count=self.batch_size, obs=self._batch_obs, timeout=_checked_timeout(timeout)
         )
-        res = self._pool.recv(count=k, obs=obs, timeout=_checked_timeout(timeout))
+        obs = res.obs if res.obs is not None else self._batch_obs
+        assert obs is not None
         infos = self._infos(res)
         infos["env_id"] = res.env_ids
         return obs, res.rewards, res.terminated, res.truncated, infos

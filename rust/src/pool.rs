@@ -12,7 +12,7 @@ use crate::cpu::avx2_dispatch;
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
 use crate::executor::{effective_threads, panic_message, Executor};
-use crate::flight::{Flight, Job, Want};
+use crate::flight::{Batch, Flight, Job, Want, Worker};
 use crate::rng::NumpyGenerator;
 
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
@@ -215,19 +215,27 @@ impl Shared {
     fn slot(&self, i: usize) -> MutexGuard<'_, Slot> {
         lock(&self.slots[i])
     }
+}
 
+impl Worker for Shared {
     /// Runs sub-env `i`'s job on this thread, its panic turned into an error (and the
     /// sub-env marked broken).
     fn run(&self, i: usize, job: Job) -> Result<SlotResult> {
         self.slot(i).guarded(|slot| slot.run(&self.spec, job))
     }
 
-    /// A helper's share of the queued jobs: until none is left.
-    fn work_off(&self) {
-        while let Some((i, job)) = self.flight.take() {
-            let outcome = self.run(i, job);
-            self.flight.finish(i, outcome);
+    fn pack(&self, ids: &[usize], outcomes: &[Result<SlotResult>]) -> (Vec<u8>, Vec<u8>) {
+        let mut obs = Vec::with_capacity(ids.len() * self.spec.obs_bytes());
+        let mut final_obs = Vec::new();
+        let same_step = self.spec.autoreset == AutoresetMode::SameStep;
+        for (&i, outcome) in ids.iter().zip(outcomes) {
+            let slot = self.slot(i);
+            obs.extend_from_slice(&slot.stack);
+            if same_step && outcome.as_ref().is_ok_and(|r| r.reset) {
+                final_obs.extend_from_slice(&slot.final_stack);
+            }
         }
+        (obs, final_obs)
     }
 }
 
@@ -768,74 +776,48 @@ impl Pool {
         let shared = Arc::clone(&self.shared);
         // Each helper (when they pay, see `spawn_paced`) takes jobs until none is left; the
         // caller takes the rest in `recv`.
-        self.executor.spawn_paced(move || shared.work_off());
+        self.executor
+            .spawn_paced(move || shared.flight.work_off(&*shared));
     }
 
-    /// EnvPool's `recv`: waits until `count` sub-envs sent earlier are done, writes their
-    /// observations into `obs` (`count` rows, in ascending sub-env order) and returns their
-    /// ids and results in that order. The calling thread steps queued sub-envs itself while
-    /// it waits. `final_obs` receives, for each result with `reset` set in `SameStep` mode,
-    /// the finished episode's last observation (one row each, in the same order).
+    /// Packs the observations of every `batch` sub-envs done into one block as soon as they
+    /// are done, on the thread that finishes the last of them, for `recv(batch)` to hand over
+    /// as it is (0: never). The vector env's `batch_size`.
+    pub fn pack_batches_of(&mut self, batch: usize) {
+        self.shared.flight.pack_batches_of(batch);
+    }
+
+    /// EnvPool's `recv`: waits until `count` sub-envs sent earlier are done and hands them
+    /// over, ascending: their ids, results and observations (`count` rows), and the last
+    /// observations of the episodes `SameStep` reset (a row for each result with `reset`
+    /// set). The calling thread steps queued sub-envs itself while it waits.
     ///
     /// Refused at once, nothing moving, when fewer than `count` are in flight. A timeout
     /// leaves everything in flight. A failed job is the error, naming its sub-env (now idle,
     /// and refused until reset); the others it finished with stay done for the next `recv`.
-    pub fn recv(
-        &mut self,
-        count: usize,
-        timeout: Option<Duration>,
-        obs: &mut [u8],
-        final_obs: &mut Vec<u8>,
-    ) -> Result<Vec<(usize, SlotResult)>> {
-        self.check_obs(obs, count)?;
-        let got = self.receive(Want::First(count), timeout)?;
-        self.copy_out(&got, obs, final_obs);
-        Ok(got)
+    pub fn recv(&mut self, count: usize, timeout: Option<Duration>) -> Result<Batch> {
+        self.receive(Want::First(count), timeout)
     }
 
     /// Gymnasium's `step_wait`/`reset_wait`: waits for every sub-env in flight, then writes
-    /// every sub-env's latest observation into `obs` (all `num_envs` rows) and returns the
-    /// results of those received, in ascending order (`final_obs` as in [`Pool::recv`]).
-    /// All or nothing: after a failed job every sub-env is idle and the caller must reset.
-    pub fn wait_all(
-        &mut self,
-        timeout: Option<Duration>,
-        obs: &mut [u8],
-        final_obs: &mut Vec<u8>,
-    ) -> Result<Vec<(usize, SlotResult)>> {
+    /// every sub-env's latest observation into `obs` (all `num_envs` rows) and hands over
+    /// those received, as [`Pool::recv`] does (its `obs` then empty). All or nothing: after a
+    /// failed job every sub-env is idle and the caller must reset.
+    pub fn wait_all(&mut self, timeout: Option<Duration>, obs: &mut [u8]) -> Result<Batch> {
         self.check_obs(obs, self.spec.num_envs)?;
-        let got = self.receive(Want::All, timeout)?;
-        let mut rows = Vec::new();
-        self.copy_out(&got, &mut rows, final_obs);
-        self.observe(obs)?;
-        Ok(got)
-    }
-
-    fn receive(&self, want: Want, timeout: Option<Duration>) -> Result<Vec<(usize, SlotResult)>> {
-        let shared = &self.shared;
-        let deadline = timeout.map(|t| Instant::now() + t);
-        let mut got = shared
-            .flight
-            .receive(want, deadline, |i, job| shared.run(i, job))?;
-        got.sort_unstable_by_key(|g| g.0);
-        Ok(got)
-    }
-
-    /// Copies the received sub-envs' observations into `obs` (one row each, as many as fit)
-    /// and their `SameStep` final observations into `final_obs`.
-    fn copy_out(&self, got: &[(usize, SlotResult)], obs: &mut [u8], final_obs: &mut Vec<u8>) {
-        final_obs.clear();
-        let same_step = self.spec.autoreset == AutoresetMode::SameStep;
-        let mut rows = obs.chunks_mut(self.spec.obs_bytes());
-        for &(i, r) in got {
-            let slot = self.shared.slot(i);
-            if let Some(row) = rows.next() {
-                row.copy_from_slice(&slot.stack);
-            }
-            if r.reset && same_step {
-                final_obs.extend_from_slice(&slot.final_stack);
-            }
+        let mut got = self.receive(Want::All, timeout)?;
+        if got.ids.len() == self.spec.num_envs {
+            obs.copy_from_slice(&got.obs); // every sub-env, ascending: the whole batch
+        } else {
+            self.observe(obs)?;
         }
+        got.obs = Vec::new();
+        Ok(got)
+    }
+
+    fn receive(&self, want: Want, timeout: Option<Duration>) -> Result<Batch> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        self.shared.flight.receive(want, deadline, &*self.shared)
     }
 
     /// Refuses, changing nothing, a `recv` of `count` that could never complete once `extra`

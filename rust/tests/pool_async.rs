@@ -53,16 +53,12 @@ fn slow(ms: u64) -> Fault {
 /// What a `recv` handed over: the ids, their results and their observation rows.
 type Received = (Vec<usize>, Vec<SlotResult>, Vec<u8>);
 
-/// `recv(count)` into a fresh buffer.
+/// `recv(count)`, its rows checked.
 fn recv(pool: &mut Pool, count: usize, timeout: Option<Duration>) -> Result<Received, Error> {
-    let mut obs = vec![0; count * pool.spec().obs_bytes()];
-    let mut fin = Vec::new();
-    let got = pool.recv(count, timeout, &mut obs, &mut fin)?;
-    Ok((
-        got.iter().map(|g| g.0).collect(),
-        got.iter().map(|g| g.1).collect(),
-        obs,
-    ))
+    let got = pool.recv(count, timeout)?;
+    assert_eq!(got.obs.len(), count * pool.spec().obs_bytes());
+    assert_eq!((got.ids.len(), got.results.len()), (count, count));
+    Ok((got.ids, got.results, got.obs))
 }
 
 #[test]
@@ -70,6 +66,7 @@ fn send_and_recv_give_the_synchronous_results() {
     for mode in [AutoresetMode::NextStep, AutoresetMode::SameStep] {
         let spec = spec(6, mode, 3);
         let (mut sync, mut asy) = (pool(spec, 2), pool(spec, 2));
+        asy.pack_batches_of(3);
         let ob = spec.obs_bytes();
         let mut want = vec![0; 6 * ob];
         let mut fin = vec![0; 6 * ob];
@@ -83,12 +80,18 @@ fn send_and_recv_give_the_synchronous_results() {
             asy.send(&[0, 3, 2], &actions(&[0, 3, 2])).unwrap();
             assert_eq!(asy.in_flight(), 6);
             for _ in 0..2 {
-                let (ids, got, obs) = recv(&mut asy, 3, None).unwrap();
+                let got = asy.recv(3, None).unwrap();
+                let ids = &got.ids;
                 assert!(ids.windows(2).all(|w| w[0] < w[1]), "ascending: {ids:?}");
+                let mut finals = got.final_obs.chunks(ob);
                 for (k, &i) in ids.iter().enumerate() {
-                    assert_eq!(got[k], res[i], "sub-env {i}");
-                    assert_eq!(obs[k * ob..(k + 1) * ob], want[i * ob..(i + 1) * ob]);
+                    assert_eq!(got.results[k], res[i], "sub-env {i}");
+                    assert_eq!(got.obs[k * ob..(k + 1) * ob], want[i * ob..(i + 1) * ob]);
+                    if res[i].reset && mode == AutoresetMode::SameStep {
+                        assert_eq!(finals.next(), Some(&fin[i * ob..(i + 1) * ob]));
+                    }
                 }
+                assert_eq!(finals.next(), None);
             }
             assert_eq!(asy.in_flight(), 0);
         }
@@ -165,7 +168,7 @@ fn a_failed_job_in_wait_all_hands_every_sub_env_back() {
     .unwrap();
     pool.send(&[0, 1, 2], &actions(&[0, 1, 2])).unwrap();
     let mut obs = vec![0; 3 * spec.obs_bytes()];
-    let err = pool.wait_all(None, &mut obs, &mut Vec::new()).unwrap_err();
+    let err = pool.wait_all(None, &mut obs).unwrap_err();
     assert!(
         matches!(&err, Error::Internal(m) if m.contains("sub-env 2")),
         "{err:?}"

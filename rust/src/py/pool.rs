@@ -35,6 +35,8 @@ pub(super) struct StepResults {
     /// `SameStep`: one row per entry with `was_reset` set, in entry order. `None` unless
     /// `any_reset`.
     final_obs: Option<Py<PyArrayDyn<u8>>>,
+    /// `recv`'s observations (one row per entry), when it was given no buffer to write.
+    obs: Option<Py<PyArrayDyn<u8>>>,
     /// Whether any entry has `lap_finished` (so the caller skips building empty infos).
     any_lap: bool,
     any_reset: bool,
@@ -107,11 +109,13 @@ impl PyPool {
         }
     }
 
-    /// Packs `(sub-env, result)` entries and the final observations into `StepResults`.
+    /// Packs `(sub-env, result)` entries, their observations (if handed over) and the final
+    /// observations into `StepResults`.
     fn results<'a>(
         &self,
         py: Python<'_>,
         entries: impl ExactSizeIterator<Item = (usize, &'a SlotResult)>,
+        obs: Option<Vec<u8>>,
         final_obs: Vec<u8>,
     ) -> PyResult<StepResults> {
         let n = entries.len();
@@ -132,9 +136,13 @@ impl PyPool {
             any_lap |= r.lap_finished.is_some();
             any_reset |= r.reset;
         }
-        let ob: usize = self.obs_shape.iter().product();
-        let mut final_shape = vec![final_obs.len() / ob.max(1)];
-        final_shape.extend(&self.obs_shape);
+        let rows = |data: &Vec<u8>| {
+            let ob: usize = self.obs_shape.iter().product();
+            let mut shape = vec![data.len() / ob.max(1)];
+            shape.extend(&self.obs_shape);
+            shape
+        };
+        let final_shape = rows(&final_obs);
         Ok(StepResults {
             env_ids: owned_array(py, ids, &[n])?.unbind(),
             rewards: owned_array(py, rewards, &[n])?.unbind(),
@@ -148,6 +156,12 @@ impl PyPool {
                 .transpose()?,
             final_obs: any_reset
                 .then(|| owned_array(py, final_obs, &final_shape).map(Bound::unbind))
+                .transpose()?,
+            obs: obs
+                .map(|o| {
+                    let shape = rows(&o);
+                    owned_array(py, o, &shape).map(Bound::unbind)
+                })
                 .transpose()?,
             any_lap,
             any_reset,
@@ -184,13 +198,14 @@ fn env_ids(ids: &Bound<'_, PyAny>, num_envs: usize) -> PyResult<Vec<usize>> {
 #[pymethods]
 impl PyPool {
     #[new]
-    #[pyo3(signature = (*, spec, num_envs, num_threads, autoreset_mode, entropy))]
+    #[pyo3(signature = (*, spec, num_envs, num_threads, autoreset_mode, entropy, batch_size))]
     fn new(
         spec: SpecArgs,
         num_envs: usize,
         num_threads: usize,
         autoreset_mode: &str,
         entropy: Vec<u128>,
+        batch_size: usize,
     ) -> PyResult<Self> {
         let autoreset = match autoreset_mode {
             "next_step" => AutoresetMode::NextStep,
@@ -205,7 +220,8 @@ impl PyPool {
         let spec = spec.pool_spec(num_envs, autoreset);
         let words = entropy_words(&entropy);
         let mut poisoned = false;
-        let pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
+        let mut pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
+        pool.pack_batches_of(batch_size);
         Ok(PyPool {
             pool: Some(pool),
             results: vec![SlotResult::default(); num_envs],
@@ -329,7 +345,7 @@ impl PyPool {
                 }
             }
         }
-        self.results(py, self.results.iter().enumerate(), final_rows)
+        self.results(py, self.results.iter().enumerate(), None, final_rows)
     }
 
     /// EnvPool's `send`: sub-envs `env_ids` step with `actions` in the background.
@@ -363,34 +379,53 @@ impl PyPool {
         Ok(())
     }
 
-    /// EnvPool's `recv`: the first `count` sub-envs to finish (observations into `obs`, in
-    /// ascending sub-env order). `timeout` in seconds (`None`: wait as long as it takes). A
-    /// failed job raises, naming its sub-env; the others stay in flight for the next `recv`.
+    /// EnvPool's `recv`: the first `count` sub-envs to finish, ascending. Their observations
+    /// are written into `obs` if given, else handed over as `StepResults.obs` (the block a
+    /// helper packed, without a copy). `timeout` in seconds (`None`: wait as long as it
+    /// takes). A failed job raises, naming its sub-env; the others stay in flight for the
+    /// next `recv`.
     #[pyo3(signature = (*, count, obs, timeout))]
     fn recv(
         &mut self,
         py: Python<'_>,
         count: usize,
-        obs: &Bound<'_, PyArrayDyn<u8>>,
+        obs: Option<&Bound<'_, PyArrayDyn<u8>>>,
         timeout: Option<f64>,
     ) -> PyResult<StepResults> {
         let timeout = duration(timeout)?;
-        let mut obs = obs.readwrite();
-        let len = obs.len();
-        let out = batch_slice(&mut obs, len, "observation")?;
+        let mut buffer = obs.map(|o| o.readwrite());
+        let out = match &mut buffer {
+            Some(b) => {
+                let len = b.len();
+                Some(batch_slice(b, len, "observation")?)
+            }
+            None => None,
+        };
         let pool = self.pool.as_mut().ok_or_else(closed)?;
-        let mut final_rows = Vec::new();
         // A failed job comes back as `SubEnvFailed`: only its sub-env needs a reset, and the
         // pool refuses it until then. Anything else internal needs a full reset.
         let mut poisoned = false;
         let got = py
             .detach(|| {
                 guarded(&mut poisoned, || {
-                    pool.recv(count, timeout, out, &mut final_rows)
+                    let got = pool.recv(count, timeout)?;
+                    if let Some(out) = out {
+                        if out.len() != got.obs.len() {
+                            return Err(crate::error::Error::InvalidArgument(format!(
+                                "observation buffer holds {} bytes, expected {}",
+                                out.len(),
+                                got.obs.len()
+                            )));
+                        }
+                        out.copy_from_slice(&got.obs);
+                    }
+                    Ok(got)
                 })
             })
             .inspect_err(|_| self.poisoned |= poisoned)?;
-        self.results(py, got.iter().map(|(i, r)| (*i, r)), final_rows)
+        let entries = got.ids.iter().copied().zip(&got.results);
+        let handed = obs.is_none().then_some(got.obs);
+        self.results(py, entries, handed, got.final_obs)
     }
 
     /// Gymnasium's `step_wait`/`reset_wait`: waits for every sub-env in flight, writes every
@@ -408,16 +443,12 @@ impl PyPool {
         let len = obs.len();
         let out = batch_slice(&mut obs, len, "observation")?;
         let pool = self.pool.as_mut().ok_or_else(closed)?;
-        let mut final_rows = Vec::new();
         let mut poisoned = false;
         let got = py
-            .detach(|| {
-                guarded(&mut poisoned, || {
-                    pool.wait_all(timeout, out, &mut final_rows)
-                })
-            })
+            .detach(|| guarded(&mut poisoned, || pool.wait_all(timeout, out)))
             .inspect_err(|_| self.poisoned |= poisoned)?;
-        self.results(py, got.iter().map(|(i, r)| (*i, r)), final_rows)
+        let entries = got.ids.iter().copied().zip(&got.results);
+        self.results(py, entries, None, got.final_obs)
     }
 
     /// Draws sub-env `i` at `width`×`height`.
