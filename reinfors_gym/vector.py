@@ -299,12 +299,6 @@ class CarRacingVectorEnv(VectorEnv):
             None if self.copy else np.zeros((self.batch_size, *obs_shape), np.uint8)
         )
         self._all_ids = np.arange(n, dtype=np.int64)
-        # What the core's `send` takes as is (any layout): a policy's float32 output too.
-        self._action_dtypes = (
-            (np.dtype(np.float64), np.dtype(np.float32))
-            if self.continuous
-            else (np.dtype(np.int64),)
-        )
         # Which sub-envs are in flight is the core's to know (its board): this class asks it
         # and translates its refusals, and keeps no copy that could drift from it.
         self._has_reset = False
@@ -512,7 +506,7 @@ class CarRacingVectorEnv(VectorEnv):
         self._guard.enter("send")
         try:
             self._check_ready()
-            self._send(actions, self._all_ids if env_id is None else self._env_ids(env_id))
+            self._send(actions, self._all_ids if env_id is None else env_id)
         finally:
             self._guard.exit()
 
@@ -529,13 +523,18 @@ class CarRacingVectorEnv(VectorEnv):
         finally:
             self._guard.exit()
 
-    def _send(self, actions: Any, ids: np.ndarray) -> None:
-        """Hands `actions` for sub-envs `ids` to the core, which checks everything (ids, what
-        is in flight, the actions, the autoreset mode's rules) before any job is queued."""
-        a = actions
-        if not (type(a) is np.ndarray and a.dtype in self._action_dtypes):
+    def _send(self, actions: Any, env_id: Any) -> None:
+        """Hands `actions` for sub-envs `env_id` to the core, which checks everything (ids,
+        what is in flight, the actions, the autoreset mode's rules) before any job is queued.
+        It takes the arrays a loop has (`info["env_id"]`, a policy's float32 or float64
+        actions) as they are; anything else it refuses with `TypeError`, and is converted
+        here first."""
+        try:
+            self._pool.send(actions=actions, env_ids=env_id)
+        except TypeError:
+            ids = self._env_ids(env_id)
             a = self._coerce_actions(actions, len(ids), check_values=False)
-        self._pool.send(actions=a, env_ids=ids)
+            self._pool.send(actions=a, env_ids=ids)
 
     def _recv(
         self, timeout: float | None

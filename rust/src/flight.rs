@@ -108,6 +108,9 @@ struct Board {
     packing: usize,
     /// No job starts any more: the pool is being dropped.
     closing: bool,
+    /// Threads waiting on `finished` (a receive, a close): a finished job wakes them only if
+    /// any, since a wake-up is a system call even with nobody to wake.
+    waiters: usize,
 }
 
 impl Board {
@@ -180,6 +183,7 @@ impl Flight {
                 held: 0,
                 packing: 0,
                 closing: false,
+                waiters: 0,
             }),
             finished: Condvar::new(),
         }
@@ -193,10 +197,11 @@ impl Flight {
 
     fn wait<'a>(
         &self,
-        b: MutexGuard<'a, Board>,
+        mut b: MutexGuard<'a, Board>,
         deadline: Option<Instant>,
     ) -> MutexGuard<'a, Board> {
-        match deadline {
+        b.waiters += 1;
+        let mut b = match deadline {
             None => self.finished.wait(b).unwrap_or_else(|p| p.into_inner()),
             Some(d) => {
                 let left = d.saturating_duration_since(Instant::now());
@@ -206,7 +211,9 @@ impl Flight {
                     .unwrap_or_else(|p| p.into_inner())
                     .0
             }
-        }
+        };
+        b.waiters -= 1;
+        b
     }
 
     /// Packs batches of `batch` done sub-envs as soon as they are done (0: never), for
@@ -331,7 +338,9 @@ impl Flight {
                 t.packed = Some(packed);
             }
         }
-        self.finished.notify_all();
+        if b.waiters > 0 {
+            self.finished.notify_all();
+        }
         b
     }
 
@@ -413,7 +422,7 @@ impl Flight {
             b.jobs[i] = None;
         }
         while b.running > 0 || b.packing > 0 {
-            b = self.finished.wait(b).unwrap_or_else(|p| p.into_inner());
+            b = self.wait(b, None);
         }
     }
 

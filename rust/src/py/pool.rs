@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use numpy::PyUntypedArrayMethods;
 use numpy::{PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::{
@@ -89,15 +89,13 @@ impl PyPool {
                 return continuous(a.as_array(), count);
             }
             let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
-                InvalidAction::new_err(
-                    "continuous actions must be a float64 or float32 array of shape (n, 3)",
-                )
+                PyTypeError::new_err("continuous actions must be a 2-D float64 or float32 array")
             })?;
             continuous(a.as_array(), count)
         } else {
-            let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
-                InvalidAction::new_err("discrete actions must be an int64 array of shape (n,)")
-            })?;
+            let a: PyReadonlyArray1<i64> = actions
+                .extract()
+                .map_err(|_| PyTypeError::new_err("discrete actions must be a 1-D int64 array"))?;
             let view = a.as_array();
             if view.len() != count {
                 return Err(InvalidAction::new_err(format!(
@@ -169,15 +167,16 @@ impl PyPool {
     }
 }
 
-/// Sub-env ids from a 1-D int64 or int32 array (`info["env_id"]` is int32). A negative id is
-/// refused here; the pool checks the rest (range, repeats, in flight).
+/// Sub-env ids from a 1-D int64 or int32 array (`info["env_id"]` is int32); anything else is a
+/// `TypeError` (the Python layer converts it and tries again). A negative id is refused here;
+/// the pool checks the rest (range, repeats, in flight).
 fn env_ids(ids: &Bound<'_, PyAny>, num_envs: usize) -> PyResult<Vec<usize>> {
     let values: Vec<i64> = if let Ok(a) = ids.extract::<PyReadonlyArray1<'_, i64>>() {
         a.as_array().to_vec()
     } else if let Ok(a) = ids.extract::<PyReadonlyArray1<'_, i32>>() {
         a.as_array().iter().map(|&i| i64::from(i)).collect()
     } else {
-        return Err(InvalidEnvId::new_err(
+        return Err(PyTypeError::new_err(
             "env_id must be a 1-D int64 or int32 array",
         ));
     };
