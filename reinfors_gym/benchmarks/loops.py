@@ -265,14 +265,19 @@ def _missing(row: Row) -> str | None:
     return None
 
 
+Worker = Callable[[str, dict[str, Any], float], dict[str, Any]]
+
+
 def run_rows(
     rows: list[Row],
     trials: int,
     progress: Callable[[str], None] | None = print,
-    worker: Callable[[str, dict[str, Any], float], dict[str, Any]] = run_worker,
+    worker: Worker | None = None,
 ) -> list[Row]:
-    """Every row `trials` times; each trial runs all rows, in reverse order every other trial."""
+    """Every row `trials` times; each trial runs all rows, in reverse order every other trial.
+    `worker` runs one measurement (default: in its own process)."""
     say = progress or (lambda _msg: None)
+    worker = worker or run_worker
     for r in rows:
         r.skipped = _missing(r)
     for trial in range(trials):
@@ -374,7 +379,7 @@ def run(
     config: Config,
     progress: Callable[[str], None] | None = print,
     command: str | None = None,
-    worker: Callable[[str, dict[str, Any], float], dict[str, Any]] = run_worker,
+    worker: Worker | None = None,
 ) -> dict[str, Any]:
     """Runs the loops and returns the results document (see `validate`)."""
     started = datetime.now(timezone.utc)
