@@ -174,8 +174,8 @@ phase. The policy alone takes {alone["policy_ms"]:.2f} ms per batch of {p["envs"
 {sync["step_ms"] / env["step_ms"]:.1f}× as long, as no core is idle for a helper while PyTorch's
 workers spin. The synchronous loop reaches {p["sync_of_ceiling"]:.0%} and the asynchronous one
 {p["async_of_ceiling"]:.0%}: with no idle core to step on, helpers stepping beside the policy slow
-its forward pass by more than they save, so the pacer leaves the stepping to the caller inside
-`recv`. The overlap pays where the policy leaves cores free (fewer torch threads than cores, or
+its forward pass by more than they save, so the pacer leaves the stepping to `recv`, which steps
+the batch as a synchronous step would. The overlap pays where the policy leaves cores free (fewer torch threads than cores, or
 a GPU policy). `step_async` on 64 envs returns in {split["step_async_ms"]:.3f} ms,
 {p["step_async_of_step_64"]:.0%} of a {split["step_ms"]:.2f} ms step. (Phases are medians; an
 iteration is the mean wall time, which the slow outliers of a shared machine lift.)""")

@@ -298,6 +298,25 @@ impl Flight {
         }
     }
 
+    /// Takes queued jobs (now running) for the caller to run as one batch, as many as `want`
+    /// still lacks: those a `send` left queued because helpers stepping beside the caller's
+    /// work would have slowed it. Run each, then [`Flight::finish`] it.
+    pub fn take_due(&self, want: Want) -> Vec<(usize, Job)> {
+        let mut b = self.lock();
+        let ready = b.running + b.done.len() + b.held;
+        let due = match want {
+            Want::First(k) => k.saturating_sub(ready),
+            Want::All => b.queue.len(),
+        };
+        (0..due).map_while(|_| take_next(&mut b)).collect()
+    }
+
+    /// Records the outcome of a job from [`Flight::take_due`] (packing the batch it completes).
+    pub fn finish(&self, i: usize, outcome: Result<SlotResult>, w: &impl Worker) {
+        let b = self.lock();
+        drop(self.finish_in(b, i, outcome, w));
+    }
+
     /// A helper's share of the queued jobs: runs them until none is left, packing each batch
     /// that its jobs complete.
     pub fn work_off(&self, w: &impl Worker) {

@@ -245,6 +245,8 @@ pub struct Pool {
     shared: Arc<Shared>,
     /// The calling thread and its helpers.
     executor: Executor,
+    /// The last `send` left its jobs queued instead of handing them to the helpers.
+    deferred: bool,
 }
 
 impl std::fmt::Debug for Pool {
@@ -514,6 +516,7 @@ impl Pool {
             spec,
             shared,
             executor,
+            deferred: false,
         })
     }
 
@@ -775,9 +778,12 @@ impl Pool {
         self.shared.flight.queue(jobs);
         let shared = Arc::clone(&self.shared);
         // Each helper (when they pay, see `spawn_paced`) takes jobs until none is left; the
-        // caller takes the rest in `recv`.
-        self.executor
+        // caller takes the rest in `recv`. When helpers stepping beside the caller's own work
+        // do not pay, the jobs wait for `recv`, which steps them as a synchronous step would.
+        let handed = self
+            .executor
             .spawn_paced(move || shared.flight.work_off(&*shared));
+        self.deferred = !handed;
     }
 
     /// Packs the observations of every `batch` sub-envs done into one block as soon as they
@@ -796,6 +802,7 @@ impl Pool {
     /// leaves everything in flight. A failed job is the error, naming its sub-env (now idle,
     /// and refused until reset); the others it finished with stay done for the next `recv`.
     pub fn recv(&mut self, count: usize, timeout: Option<Duration>) -> Result<Batch> {
+        self.shared.flight.check_receivable(count, 0)?;
         self.receive(Want::First(count), timeout)
     }
 
@@ -815,9 +822,29 @@ impl Pool {
         Ok(got)
     }
 
-    fn receive(&self, want: Want, timeout: Option<Duration>) -> Result<Batch> {
+    fn receive(&mut self, want: Want, timeout: Option<Duration>) -> Result<Batch> {
+        if self.deferred && timeout.is_none() {
+            self.step_due(want);
+        }
         let deadline = timeout.map(|t| Instant::now() + t);
         self.shared.flight.receive(want, deadline, &*self.shared)
+    }
+
+    /// Steps the jobs `send` left queued that `want` still needs, as one batch on the
+    /// executor's paced path: helpers join when that pays, as in a synchronous step (with the
+    /// caller's policy between batches, stepping on one thread can be faster). A job's failure
+    /// is recorded on the board, which `recv` then reports.
+    fn step_due(&mut self, want: Want) {
+        let jobs = self.shared.flight.take_due(want);
+        if jobs.is_empty() {
+            return;
+        }
+        let shared = &*self.shared;
+        // Each job catches its own panic (`Shared::run`), so the batch itself cannot fail.
+        let _ = self.executor.run(jobs, |(i, job)| {
+            shared.flight.finish(i, shared.run(i, job), shared);
+            Ok(())
+        });
     }
 
     /// Refuses, changing nothing, a `recv` of `count` that could never complete once `extra`
