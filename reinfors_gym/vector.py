@@ -473,8 +473,10 @@ class CarRacingVectorEnv(VectorEnv):
             self._guard.exit()
 
     def step_async(self, actions: Any) -> None:
-        """Starts stepping every sub-env with (a copy of) `actions` on the worker threads and
-        returns at once; collect the results with :meth:`step_wait`."""
+        """Hands every sub-env (a copy of) `actions` and returns at once; collect the results
+        with :meth:`step_wait`. The worker threads step them in the background where a core is
+        free; where helpers stepping beside your own work would slow it (a policy on every
+        core), :meth:`step_wait` steps them instead."""
         self._guard.enter("step_async")
         try:
             self._check_steppable("step_async")
@@ -501,8 +503,9 @@ class CarRacingVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ EnvPool's async API
 
     def send(self, actions: Any, env_id: Any = None) -> None:
-        """EnvPool's `send`: sub-envs `env_id` (default: all) start stepping with (a copy of)
-        `actions` (one row each) on the worker threads; returns at once."""
+        """EnvPool's `send`: sub-envs `env_id` (default: all) get (a copy of) `actions` (one
+        row each; float32 or float64) and `send` returns at once. The worker threads step them
+        in the background where a core is free; otherwise :meth:`recv` steps them."""
         self._guard.enter("send")
         try:
             self._check_ready()
