@@ -31,6 +31,7 @@ MATURIN := "maturin>=1.7,<2"
 .PHONY: setup build demo test test-rust test-python lint lint-rust lint-python bench parity clean \
 	miri docs test-docs wheel test-wheel test-aarch64 \
 	test-integrations test-integrations-sb3 test-integrations-rllib integration-venvs bench-sb3 bench-training \
+	bench-async \
 	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train train-setup \
 	test-gymnasiums gymnasium-venvs test-pythons dist-wheel
 
@@ -279,6 +280,41 @@ bench-training: test-integrations-sb3
 bench: setup
 	@echo "== single env beside Gymnasium (bench/bench_single.py)"
 	@$(BIN)/python bench/bench_single.py
+
+# Asynchronous stepping's acceptance runs (~20 min on 2 cores; on a quiet machine, since the
+# figures go into docs/): the policy loops (a device-like policy, a Nature CNN on 1 torch thread
+# and on every core, each beside the policy alone, the step alone, EnvPool's async loop) into
+# docs/async_loops.json, the loop's phase profile into docs/policy_loop_profile.json, the docs'
+# figures regenerated from both; then this build beside AB_BASE's on the tight loops and the
+# device-like loops (bench/bench_ab.py, interleaved), printed and kept in out/bench_ab.txt.
+# AB_BASE's package is built once into out/ab-$(AB_BASE) (its own target directory).
+AB_BASE ?= main
+AB_DIR := out/ab-$(AB_BASE)
+
+$(AB_DIR)/reinfors_gym/_core.abi3.so:
+	@rm -rf $(AB_DIR) out/ab-wheel && mkdir -p $(AB_DIR)
+	@git archive $(AB_BASE) reinfors_gym | tar -x -C $(AB_DIR)
+	@mkdir -p out/ab-src && git archive $(AB_BASE) | tar -x -C out/ab-src
+	@$(QUIETLY) ab-build "building $(AB_BASE)'s extension into $(AB_DIR)" sh -c 'cd out/ab-src && \
+		CARGO_TARGET_DIR=$(abspath target/ab) $(BIN)/maturin build --release --quiet \
+		-o $(abspath out/ab-wheel)'
+	@$(BIN)/python -c "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1]); \
+		open(sys.argv[2], 'wb').write(z.read(next(n for n in z.namelist() if n.endswith('.so'))))" \
+		out/ab-wheel/*.whl $@
+	@rm -rf out/ab-src out/ab-wheel
+
+bench-async: setup $(VENV_SB3)/.requirements-installed $(AB_DIR)/reinfors_gym/_core.abi3.so
+	@VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(QUIETLY) develop-sb3 "installing the package into $(VENV_SB3)" \
+		$(BIN)/maturin develop --release --quiet
+	@echo "== the policy loops (reinfors-gym bench --loops --out docs, ~11 min)"
+	@$(VENV_SB3)/bin/reinfors-gym bench --loops --out docs
+	@echo "== the loop's phases (bench/profile_policy_loop.py, ~2 min)"
+	@$(VENV_SB3)/bin/python bench/profile_policy_loop.py --json docs/policy_loop_profile.json
+	@echo "== the figures quoted in README.md and docs/ (tools/gen_figures.py)"
+	@$(BIN)/python tools/gen_figures.py
+	@echo "== this build beside $(AB_BASE)'s (bench/bench_ab.py, ~7 min; also out/bench_ab.txt)"
+	@$(BIN)/python bench/bench_ab.py --a $(AB_DIR) --b . --trials 5 --seconds 3 \
+		--only "single;vector;async;sync" | tee out/bench_ab.txt
 
 # The full side-by-side suite (>= 100 seeds per family, full episodes; ~15 min on 2 cores),
 # then docs/parity.md from its results, then the criteria check.

@@ -9,7 +9,11 @@ the same loop code. Trials alternate the order of A and B; the table gives media
 
 Loops: the single env through `gym.make`; the vector env's tight loop at 8 and 64 envs on 1 and
 2 threads; the policy in the loop (a Nature CNN between steps, 8 envs) at default and 1 thread,
-beside the policy alone (needs torch in this interpreter).
+beside the policy alone (needs torch in this interpreter); the asynchronous and synchronous
+loops with a device-like policy (it holds the loop 2 ms without a core), as env steps/s and as
+the caller's CPU time per iteration outside the policy (bench/async_probe.py, lower is better:
+CPU time, which a busy machine's waits do not inflate). `--only "single;vector"` runs the tight
+loops alone.
 """
 
 from __future__ import annotations
@@ -41,14 +45,23 @@ LOOPS = [
     ("policy loop, 8 envs, 1 thread", "policy", _vector(8, 1)),
     ("policy loop, 8 envs, default", "policy", _vector(8, 0)),  # 0: the env's default
     ("policy alone (ceiling)", "policy", {"variant": "policy-alone", "num_envs": 8, "threads": 0}),
+    ("async loop, device 2 ms", "probe:async", {"metric": "steps_per_s"}),
+    ("sync loop, device 2 ms", "probe:sync", {"metric": "steps_per_s"}),
+    ("async caller CPU us/iter", "probe:async", {"metric": "caller_cpu_us"}),
+    ("sync caller CPU us/iter", "probe:sync", {"metric": "caller_cpu_us"}),
 ]
+PROBE = ROOT / "bench" / "async_probe.py"
 
 
 def measure(side: Path, kind: str, params: dict, seconds: float) -> float:
     env = dict(os.environ, PYTHONPATH=str(side), SDL_VIDEODRIVER="dummy")
     args = {**params, "seconds": seconds, "warmup": 1.0}
+    metric = args.pop("metric", "steps_per_s")
+    command = [sys.executable, "-m", "reinfors_gym.benchmarks.worker", kind, json.dumps(args)]
+    if kind.startswith("probe:"):
+        command = [sys.executable, str(PROBE), kind.split(":", 1)[1], json.dumps(args)]
     out = subprocess.run(
-        [sys.executable, "-m", "reinfors_gym.benchmarks.worker", kind, json.dumps(args)],
+        command,
         capture_output=True,
         text=True,
         env=env,
@@ -57,9 +70,9 @@ def measure(side: Path, kind: str, params: dict, seconds: float) -> float:
     )
     line = (out.stdout.strip().splitlines() or ["{}"])[-1]
     result = json.loads(line)
-    if "steps_per_s" not in result:
+    if metric not in result:
         raise SystemExit(f"{side}: {kind} {params}: {result or out.stderr[-500:]}")
-    return float(result["steps_per_s"])
+    return float(result[metric])
 
 
 def main() -> None:
@@ -80,11 +93,11 @@ def main() -> None:
         order = ["A", "B"] if trial % 2 == 0 else ["B", "A"]
         for name, kind, params in loops:
             for side in order:
-                if params["variant"] == "policy-alone" and side == "B":
+                if params.get("variant") == "policy-alone" and side == "B":
                     continue  # no env in it: one side is enough
                 rate = measure(sides[side], kind, params, args.seconds)
                 results.setdefault((name, side), []).append(rate)
-                print(f"  trial {trial + 1} {side} {name}: {rate:,.0f} steps/s", flush=True)
+                print(f"  trial {trial + 1} {side} {name}: {rate:,.1f}", flush=True)
     print(f"\n{'loop':<32} {'A median':>10} {'B median':>10} {'B/A':>7}  (ranges)")
     for name, _, _ in loops:
         a = results.get((name, "A"), [])

@@ -115,11 +115,13 @@ class StepResults:
     @property
     def truncated(self) -> npt.NDArray[np.bool_]: ...
     @property
-    def lap_finished(self) -> npt.NDArray[np.int8]: ...
+    def lap_finished(self) -> npt.NDArray[np.int8] | None: ...
     @property
-    def was_reset(self) -> npt.NDArray[np.bool_]: ...
+    def was_reset(self) -> npt.NDArray[np.bool_] | None: ...
     @property
-    def final_obs(self) -> npt.NDArray[np.uint8]: ...
+    def final_obs(self) -> npt.NDArray[np.uint8] | None: ...
+    @property
+    def obs(self) -> npt.NDArray[np.uint8] | None: ...
     @property
     def any_lap(self) -> bool: ...
     @property
@@ -137,11 +139,20 @@ class PoolCore:
         num_threads: int,
         autoreset_mode: str,
         entropy: list[int],
+        batch_size: int,
     ) -> PoolCore: ...
     @property
     def num_threads(self) -> int: ...
     @property
     def in_flight(self) -> int: ...
+    def check_at_rest(self, call: str) -> None:
+        """Raises `AsyncOrderError` naming `call` while any sub-env is in flight."""
+    def check_receivable(self, count: int, extra: int) -> None:
+        """Raises `AsyncOrderError` if a `recv` of `count` could never complete once `extra`
+        more sub-envs are sent."""
+    def _inject_fault(self, env_id: int, *, delay: float, fail: bool) -> None:
+        """For tests only: every later step of sub-env `env_id` first sleeps `delay` seconds,
+        then fails as a bug would if `fail`."""
     def abandon(self) -> None:
         """Lets go of the worker threads without tearing them down (in a forked child)."""
     def close(self) -> None:
@@ -165,18 +176,19 @@ class PoolCore:
         self,
         *,
         actions: npt.NDArray[np.float64] | npt.NDArray[np.int64],
-        env_ids: npt.NDArray[np.int64],
+        env_ids: npt.NDArray[np.int64] | npt.NDArray[np.int32],
     ) -> None: ...
     def send_reset(
         self,
         *,
-        env_ids: npt.NDArray[np.int64],
+        env_ids: npt.NDArray[np.int64] | npt.NDArray[np.int32],
         seeds: _SeedWords,
         randomize: bool | None,
     ) -> None: ...
     def recv(
-        self, *, count: int, obs: npt.NDArray[np.uint8], timeout: float | None
+        self, *, count: int, obs: npt.NDArray[np.uint8] | None, timeout: float | None
     ) -> StepResults: ...
+    def wait(self, *, obs: npt.NDArray[np.uint8], timeout: float | None) -> StepResults: ...
     def render(
         self, i: int, width: int, height: int, skid_marks: bool
     ) -> npt.NDArray[np.uint8]: ...

@@ -2,6 +2,7 @@
 
 reinfors-gym bench --quick                # < 1 minute preview: the comparison table
 reinfors-gym bench --out docs             # full run: docs/benchmarks.json + docs/img/*.png
+reinfors-gym bench --loops --out docs     # async stepping's policy loops: docs/async_loops.json
 """
 
 from __future__ import annotations
@@ -57,7 +58,18 @@ def _parser() -> argparse.ArgumentParser:
         metavar="LIST",
         help=f"comma-separated sections (default: all of {','.join(SECTIONS_ORDER)})",
     )
-    bench.add_argument("--trials", type=int, help="trials per measurement (default 3; quick 1)")
+    bench.add_argument(
+        "--loops",
+        action="store_true",
+        help=(
+            "instead: the policy loops of asynchronous stepping (a device-like policy, a "
+            "Nature CNN on 1 torch thread and on every core; ceiling, step alone, sync, async, "
+            "EnvPool async), written to DIR/async_loops.json with --out (needs torch)"
+        ),
+    )
+    bench.add_argument(
+        "--trials", type=int, help="trials per measurement (default 3, loops 5; quick 1)"
+    )
     bench.add_argument(
         "--seconds", type=float, help="timed seconds per trial (default 5; quick 0.6)"
     )
@@ -65,7 +77,33 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def bench_loops(args: argparse.Namespace, argv: list[str]) -> int:
+    from .benchmarks import harness, loops
+
+    config = loops.Config(quick=args.quick)
+    if args.quick:
+        config.trials, config.seconds, config.warmup = 1, 0.6, 0.2
+    for key in ("trials", "seconds", "warmup"):
+        if getattr(args, key) is not None:
+            setattr(config, key, getattr(args, key))
+    if config.trials < 1 or config.seconds <= 0:
+        print("reinfors-gym bench: trials must be >= 1 and seconds > 0", file=sys.stderr)
+        return 2
+    harness.print_machine_info()
+    start = time.perf_counter()
+    doc = loops.run(config, command="reinfors-gym " + " ".join(shlex.quote(a) for a in argv))
+    print(loops.console(doc))
+    if args.out:
+        path = args.out / "async_loops.json"
+        loops.dump(doc, path)
+        print(f"\nwrote {path}")
+    print(f"\ndone in {time.perf_counter() - start:.0f} s")
+    return 0
+
+
 def bench(args: argparse.Namespace, argv: list[str]) -> int:
+    if args.loops:
+        return bench_loops(args, argv)
     from .benchmarks import harness, report
     from .progress import ProgressBar
 

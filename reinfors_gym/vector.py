@@ -34,7 +34,6 @@ from .car_racing import (
     continuous_action_space,
 )
 from .errors import (
-    AsyncOrderError,
     ClosedEnvironmentError,
     InvalidAction,
     InvalidConfig,
@@ -179,8 +178,11 @@ class _SubEnv:
         else:
             self._extra[name] = value
             return
+        # The core first: if it refuses, nothing changed.
+        lap = value if name == "lap_complete_percent" else self.lap_complete_percent
+        randomize = value if name == "domain_randomize" else self.domain_randomize
+        owner._pool.set_reset_options(self._index, lap, randomize)
         setattr(self, name, value)
-        owner._pool.set_reset_options(self._index, self.lap_complete_percent, self.domain_randomize)
 
 
 class CarRacingVectorEnv(VectorEnv):
@@ -288,6 +290,7 @@ class CarRacingVectorEnv(VectorEnv):
             num_threads=num_threads,
             autoreset_mode=_MODES[self.autoreset_mode],
             entropy=self._seeds,
+            batch_size=self.batch_size,
         )
         self.single_observation_space = spaces.Box(0, 255, obs_shape, np.uint8)
         self.single_action_space = (
@@ -300,16 +303,14 @@ class CarRacingVectorEnv(VectorEnv):
         n = self.num_envs
         # The latest observation batch. With `copy=False` it is the one shared buffer every
         # call writes (`_batch_obs` for `recv`); with `copy=True` each call writes a new
-        # array, which is returned as is (no copy) and never written again.
+        # array (`recv`: the block the core packed), returned as is and never written again.
         self._obs = np.zeros((n, *obs_shape), np.uint8)
-        self._batch_obs = np.zeros((self.batch_size, *obs_shape), np.uint8)
+        self._batch_obs: np.ndarray | None = (
+            None if self.copy else np.zeros((self.batch_size, *obs_shape), np.uint8)
+        )
         self._all_ids = np.arange(n, dtype=np.int64)
-        # Sub-envs sent and not yet received (the core keeps the same count; this copy
-        # names the misuse before the core is called).
-        self._flying = np.zeros(n, np.bool_)
-        self._in_flight = 0
-        # Sub-envs that have been sent a reset, for `send` before any full reset.
-        self._reset_sent = np.zeros(n, np.bool_)
+        # Which sub-envs are in flight is the core's to know (its board): this class asks it
+        # and translates its refusals, and keeps no copy that could drift from it.
         self._has_reset = False
         self._sub_envs = [_SubEnv(self, i) for i in range(n)]
         # The `*_async` call whose results the matching `*_wait` collects.
@@ -367,11 +368,8 @@ class CarRacingVectorEnv(VectorEnv):
         self._guard.enter("reset_wait")
         try:
             self._take_pending("reset")
-            count = self._in_flight
-            scratch = np.empty((count, *self.single_observation_space.shape), np.uint8)
-            self._receive(count, scratch, timeout, pending="reset")
             obs = self._next_obs()
-            self._pool.observe(obs=obs)
+            self._wait(obs, timeout, pending="reset")
             self._obs = obs
             return obs, {}
         finally:
@@ -429,12 +427,8 @@ class CarRacingVectorEnv(VectorEnv):
             self._has_reset = True
 
     def _send_reset(self, ids: np.ndarray, seeds: list[int | None], randomize: bool | None) -> None:
-        self._check_sendable(ids)
         words = [None if seeds[i] is None else seed_words(seeds[i]) for i in ids.tolist()]
         self._pool.send_reset(env_ids=ids, seeds=words, randomize=randomize)
-        self._flying[ids] = True
-        self._in_flight += len(ids)
-        self._reset_sent[ids] = True
 
     @property
     def np_random_seed(self) -> tuple[int, ...]:  # type: ignore[override]
@@ -469,7 +463,11 @@ class CarRacingVectorEnv(VectorEnv):
         if env_id is not None:
             self._guard.enter("step")
             try:
-                self._send(actions, env_id)
+                self._check_ready()
+                ids = self._env_ids(env_id)
+                # Checked before sending: a refused step leaves nothing in flight.
+                self._pool.check_receivable(count=self.batch_size, extra=len(ids))
+                self._send(actions, ids)
                 return self._recv(None)
             finally:
                 self._guard.exit()
@@ -488,15 +486,15 @@ class CarRacingVectorEnv(VectorEnv):
             self._guard.exit()
 
     def step_async(self, actions: Any) -> None:
-        """Starts stepping every sub-env with (a copy of) `actions` on the worker threads and
-        returns at once; collect the results with :meth:`step_wait`."""
+        """Hands every sub-env (a copy of) `actions` and returns at once; collect the results
+        with :meth:`step_wait`. The worker threads step them in the background where a core is
+        free; where helpers stepping beside your own work would slow it (a policy on every
+        core), :meth:`step_wait` steps them instead."""
         self._guard.enter("step_async")
         try:
             self._check_steppable("step_async")
             acts = self._coerce_actions(actions, self.num_envs)
             self._pool.send(actions=acts, env_ids=self._all_ids)
-            self._flying[:] = True
-            self._in_flight = self.num_envs
             self._pending = "step"
         finally:
             self._guard.exit()
@@ -509,7 +507,7 @@ class CarRacingVectorEnv(VectorEnv):
         try:
             self._take_pending("step")
             obs = self._next_obs()
-            res = self._receive(self.num_envs, obs, timeout, pending="step")
+            res = self._wait(obs, timeout, pending="step")
             self._obs = obs
             return obs, res.rewards, res.terminated, res.truncated, self._infos(res)
         finally:
@@ -518,11 +516,13 @@ class CarRacingVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ EnvPool's async API
 
     def send(self, actions: Any, env_id: Any = None) -> None:
-        """EnvPool's `send`: sub-envs `env_id` (default: all) start stepping with (a copy of)
-        `actions` (one row each) on the worker threads; returns at once."""
+        """EnvPool's `send`: sub-envs `env_id` (default: all) get (a copy of) `actions` (one
+        row each; float32 or float64) and `send` returns at once. The worker threads step them
+        in the background where a core is free; otherwise :meth:`recv` steps them."""
         self._guard.enter("send")
         try:
-            self._send(actions, env_id)
+            self._check_ready()
+            self._send(actions, self._all_ids if env_id is None else env_id)
         finally:
             self._guard.exit()
 
@@ -540,81 +540,44 @@ class CarRacingVectorEnv(VectorEnv):
             self._guard.exit()
 
     def _send(self, actions: Any, env_id: Any) -> None:
-        self._check_ready()
-        if not self._has_reset and not self._reset_sent.all():
-            raise gym_error.ResetNeeded(
-                "send() called before reset(); call reset() or async_reset() first"
-            )
-        ids = self._all_ids if env_id is None else self._check_env_ids(env_id)
-        self._check_sendable(ids)
-        acts = self._coerce_actions(actions, len(ids))
-        self._pool.send(actions=acts, env_ids=ids)
-        self._flying[ids] = True
-        self._in_flight += len(ids)
+        """Hands `actions` for sub-envs `env_id` to the core, which checks everything (ids,
+        what is in flight, the actions, the autoreset mode's rules) before any job is queued.
+        It takes the arrays a loop has (`info["env_id"]`, a policy's float32 or float64
+        actions) as they are; anything else it refuses with `TypeError`, and is converted
+        here first."""
+        try:
+            self._pool.send(actions=actions, env_ids=env_id)
+        except TypeError:
+            ids = self._env_ids(env_id)
+            a = self._coerce_actions(actions, len(ids), check_values=False)
+            self._pool.send(actions=a, env_ids=ids)
 
     def _recv(
         self, timeout: float | None
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
         self._check_ready()
-        k = self.batch_size
-        if self._in_flight < k:
-            raise AsyncOrderError(
-                "recv() with nothing in flight: send() actions or async_reset() first"
-                if self._in_flight == 0
-                else f"recv() needs batch_size={k} sub-envs in flight, but {self._in_flight} "
-                "are: send() more first"
-            )
-        obs = (
-            np.empty((k, *self.single_observation_space.shape), np.uint8)
-            if self.copy
-            else self._batch_obs
+        res = self._pool.recv(
+            count=self.batch_size, obs=self._batch_obs, timeout=_checked_timeout(timeout)
         )
-        res = self._receive(k, obs, timeout, pending=None)
+        obs = res.obs if res.obs is not None else self._batch_obs
+        assert obs is not None
         infos = self._infos(res)
         infos["env_id"] = res.env_ids
         return obs, res.rewards, res.terminated, res.truncated, infos
 
-    def _receive(
-        self, count: int, obs: np.ndarray, timeout: float | None, pending: str | None
-    ) -> _core.StepResults:
-        """`count` results from the core (observations into `obs`); a timeout leaves them
-        in flight (and `pending` pending)."""
-        if timeout is not None and not (isinstance(timeout, numbers.Real) and timeout >= 0):
-            raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+    def _wait(self, obs: np.ndarray, timeout: float | None, pending: str) -> _core.StepResults:
+        """Everything in flight from the core (every sub-env's observation into `obs`); a
+        timeout leaves it in flight and `pending` pending."""
         try:
-            res = self._pool.recv(count=count, obs=obs, timeout=timeout)
+            return self._pool.wait(obs=obs, timeout=_checked_timeout(timeout))
         except TimeoutError:
             self._pending = pending
             raise
-        except BaseException:
-            # A failed job still hands its sub-envs back (they need a reset).
-            self._sync_flight()
-            raise
-        self._flying[res.env_ids] = False
-        self._in_flight -= count
-        return res
 
-    def _sync_flight(self) -> None:
-        self._in_flight = self._pool.in_flight
-        if self._in_flight == 0:
-            self._flying[:] = False
-
-    # ------------------------------------------------------------------ step internals
-
-    def _check_synchronous(self, call: str) -> None:
-        self._check_ready()
-        if self._in_flight:
-            raise AsyncOrderError(
-                f"{call}() while {self._in_flight} sub-envs are in flight (sent with send() "
-                "or async_reset()); recv() them first"
-            )
-
-    def _check_steppable(self, call: str) -> None:
-        self._check_synchronous(call)
-        if not self._has_reset:
-            raise gym_error.ResetNeeded(f"{call}() called before reset(); call reset() first")
-
-    def _check_env_ids(self, env_id: Any) -> np.ndarray:
+    def _env_ids(self, env_id: Any) -> np.ndarray:
+        """`env_id` as a 1-D int32/int64 array (the core checks range, repeats and flight)."""
+        if type(env_id) is np.ndarray and env_id.ndim == 1 and env_id.dtype in _ID_DTYPES:
+            return env_id
         ids = np.asarray(env_id)
         if ids.ndim == 0:
             ids = ids.reshape(1)
@@ -622,24 +585,23 @@ class CarRacingVectorEnv(VectorEnv):
             raise InvalidEnvId(
                 f"env_id must be integers of shape (k,), got {ids.shape} {ids.dtype}"
             )
-        ids = ids.astype(np.int64, copy=False)
-        if len(ids) == 0:
-            raise InvalidEnvId("env_id is empty: send() at least one sub-env")
-        if ids.min() < 0 or ids.max() >= self.num_envs:
-            bad = sorted({int(i) for i in ids if not 0 <= i < self.num_envs})
+        if ids.dtype.kind == "u" and len(ids) and ids.max() >= self.num_envs:
+            bad = sorted({int(i) for i in ids if i >= self.num_envs})
             raise InvalidEnvId(f"env_id {bad} out of range: sub-envs are 0 to {self.num_envs - 1}")
-        if len(np.unique(ids)) != len(ids):
-            values, counts = np.unique(ids, return_counts=True)
-            raise InvalidEnvId(f"env_id {values[counts > 1].tolist()} appear more than once")
-        return ids
+        return ids.astype(np.int64, copy=False)
 
-    def _check_sendable(self, ids: np.ndarray) -> None:
-        if self._flying[ids].any():
-            busy = ids[self._flying[ids]].tolist()
-            raise AsyncOrderError(
-                f"sub-envs {busy} are already in flight; recv() their results before sending "
-                "them again"
-            )
+    # ------------------------------------------------------------------ step internals
+
+    def _check_synchronous(self, call: str) -> None:
+        self._check_ready()
+        self._pool.check_at_rest(call)
+
+    def _check_steppable(self, call: str) -> None:
+        """The core refuses a step while sub-envs are in flight, and names a sub-env that
+        needs a reset; this names a vector env never reset as a whole."""
+        self._check_ready()
+        if not self._has_reset:
+            raise gym_error.ResetNeeded(f"{call}() called before reset(); call reset() first")
 
     def _take_pending(self, name: str) -> None:
         self._check_open()
@@ -662,23 +624,28 @@ class CarRacingVectorEnv(VectorEnv):
     def _infos(self, res: _core.StepResults) -> dict[str, Any]:
         """Gymnasium's vector infos of a step's results (over the sub-envs they cover)."""
         infos: dict[str, Any] = {}
+        if not (res.any_reset or res.any_lap):
+            return infos  # most steps: the core built none of the arrays below
+        lap = res.lap_finished
+        assert lap is not None
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             if res.any_reset:
-                done = res.was_reset
+                done, rows = res.was_reset, res.final_obs
+                assert done is not None and rows is not None
                 final_obs = np.full(len(done), None, dtype=object)
-                for i, row in zip(np.flatnonzero(done), res.final_obs, strict=True):
+                for i, row in zip(np.flatnonzero(done), rows, strict=True):
                     final_obs[i] = row
                 final_info: dict[str, Any] = {}
-                lap_mask = done & (res.lap_finished >= 0)
+                lap_mask = done & (lap >= 0)
                 if lap_mask.any():
-                    final_info["lap_finished"] = res.lap_finished == 1
+                    final_info["lap_finished"] = lap == 1
                     final_info["_lap_finished"] = lap_mask
                 infos.update(
                     final_obs=final_obs, _final_obs=done, final_info=final_info, _final_info=done
                 )
         elif res.any_lap:
-            infos["lap_finished"] = res.lap_finished == 1
-            infos["_lap_finished"] = res.lap_finished >= 0
+            infos["lap_finished"] = lap == 1
+            infos["_lap_finished"] = lap >= 0
         return infos
 
     # ------------------------------------------------------------------ the rest of the API
@@ -686,7 +653,7 @@ class CarRacingVectorEnv(VectorEnv):
     def render(self) -> tuple[np.ndarray | None, ...] | None:
         self._guard.enter("render")
         try:
-            self._check_ready()
+            self._check_accessible("render")
             if self.render_mode is None:
                 from gymnasium import logger
 
@@ -700,7 +667,7 @@ class CarRacingVectorEnv(VectorEnv):
         """Calls (or reads, if not callable) `name` on every sub-env."""
         self._guard.enter("call")
         try:
-            self._check_ready()
+            self._check_accessible("call")
             out = []
             for sub in self._sub_envs:
                 attr = sub.get(name)
@@ -712,7 +679,7 @@ class CarRacingVectorEnv(VectorEnv):
     def get_attr(self, name: str) -> tuple[Any, ...]:
         self._guard.enter("get_attr")
         try:
-            self._check_ready()
+            self._check_accessible("get_attr")
             return tuple(sub.get(name) for sub in self._sub_envs)
         finally:
             self._guard.exit()
@@ -720,7 +687,7 @@ class CarRacingVectorEnv(VectorEnv):
     def set_attr(self, name: str, values: list[Any] | tuple[Any, ...] | Any) -> None:
         self._guard.enter("set_attr")
         try:
-            self._check_ready()
+            self._check_accessible("set_attr")
             if not isinstance(values, (list, tuple)):
                 values = [values] * self.num_envs
             if len(values) != self.num_envs:
@@ -754,7 +721,6 @@ class CarRacingVectorEnv(VectorEnv):
             self._pool.abandon()
         self._pool.close()
         self._pending = None
-        self._in_flight = 0
 
     # ------------------------------------------------------------------ internals
 
@@ -776,6 +742,12 @@ class CarRacingVectorEnv(VectorEnv):
         if self.closed:
             raise ClosedEnvironmentError("this vector environment is closed; create a new one")
         self._guard.check_same_process()
+
+    def _check_accessible(self, call: str) -> None:
+        """Accessors read and change sub-envs: refused while any is in flight, where a job
+        queued or running would race them (`AsyncOrderError`, nothing changed)."""
+        self._check_ready()
+        self._pool.check_at_rest(call)
 
     def _check_ready(self) -> None:
         self._check_open()
@@ -855,6 +827,15 @@ class CarRacingVectorEnv(VectorEnv):
         if a.dtype != np.int64 or not a.flags.c_contiguous:
             a = np.ascontiguousarray(a, dtype=np.int64)
         return a
+
+
+_ID_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
+
+
+def _checked_timeout(timeout: object) -> float | None:
+    if timeout is not None and not (isinstance(timeout, numbers.Real) and timeout >= 0):
+        raise ValueError(f"timeout must be a non-negative number of seconds, got {timeout!r}")
+    return None if timeout is None else float(timeout)
 
 
 def _rebuild_vector_env(num_envs: int, kwargs: dict[str, Any]) -> CarRacingVectorEnv:

@@ -7,7 +7,8 @@ A generated region is the text between `<!-- gen:NAME -->` and `<!-- /gen -->` (
 several lines). Its content is `FIGURES[NAME]`, computed from docs/benchmarks.json (the latest
 `reinfors-gym bench --out docs` run), docs/parity_summary.json (written by
 tools/gen_parity_doc.py after `make parity`), docs/policy_loop_profile.json, or the training
-records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json). tools/gen_bench_doc.py and tools/gen_parity_doc.py
+records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json), or
+docs/async_loops.json (`reinfors-gym bench --loops --out docs`). tools/gen_bench_doc.py and tools/gen_parity_doc.py
 call this after writing their pages; tests/test_figures.py checks that every region matches and
 that no figure is copied by hand outside one.
 """
@@ -27,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "docs" / "benchmarks.json"
 PARITY = ROOT / "docs" / "parity_summary.json"
 PROFILE = ROOT / "docs" / "policy_loop_profile.json"
+LOOPS = ROOT / "docs" / "async_loops.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
 TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
@@ -152,8 +154,8 @@ ceiling here.""")
 
 
 def async_loop(b: Bench) -> str:
-    return para(f"""In the latest full benchmark run, EnvPool's asynchronous loop (16 envs, batch 8,
-the same policy) ran at {b.median(ASYNC):,.0f} steps/s here: {x(b.ratio(ASYNC, CEILING))} of the policy
+    return para(f"""In the latest full benchmark run, our asynchronous loop (16 envs, batch 8,
+the same policy on every core) ran at {b.median(ASYNC):,.0f} steps/s here: {x(b.ratio(ASYNC, CEILING))} of the policy
 alone at batch 8, {x(b.ratio(ASYNC, POLICY), "{:.2f}")} our synchronous loop at 8 envs and
 {x(b.ratio(ASYNC, ASYNC_ENVPOOL))} EnvPool's own asynchronous loop ({b.median(ASYNC_ENVPOOL):,.0f}
 steps/s).""")
@@ -172,8 +174,8 @@ phase. The policy alone takes {alone["policy_ms"]:.2f} ms per batch of {p["envs"
 {sync["step_ms"] / env["step_ms"]:.1f}× as long, as no core is idle for a helper while PyTorch's
 workers spin. The synchronous loop reaches {p["sync_of_ceiling"]:.0%} and the asynchronous one
 {p["async_of_ceiling"]:.0%}: with no idle core to step on, helpers stepping beside the policy slow
-its forward pass by more than they save, so the pacer leaves the stepping to the caller inside
-`recv`. The overlap pays where the policy leaves cores free (fewer torch threads than cores, or
+its forward pass by more than they save, so the pacer leaves the stepping to `recv`, which steps
+the batch as a synchronous step would. The overlap pays where the policy leaves cores free (fewer torch threads than cores, or
 a GPU policy). `step_async` on 64 envs returns in {split["step_async_ms"]:.3f} ms,
 {p["step_async_of_step_64"]:.0%} of a {split["step_ms"]:.2f} ms step. (Phases are medians; an
 iteration is the mean wall time, which the slow outliers of a shared machine lift.)""")
@@ -190,6 +192,79 @@ iteration is the mean wall time, which the slow outliers of a shared machine lif
         "|---|---|---|---|---|---|\n" + rows
     )
     return text + "\n\n" + table
+
+
+def _loops_run(d: dict[str, Any]) -> str:
+    """When and how the loops were measured, and whether the machine was busy."""
+    cfg, m = d["config"], d["machine"]
+    load = d["load_average"]
+    peak = max(float(str(load[k]).split()[0]) for k in ("before", "after"))
+    busy = (
+        f" The machine was busy (load average up to {peak:.1f} on {m['cores']} cores): the "
+        "ratios, from interleaved trials, hold better than the rates."
+        if peak > float(m["cores"])
+        else ""
+    )
+    return (
+        f"`reinfors-gym bench --loops` on {d['created'][:10]}, {m['cores']} cores "
+        f"({m['cpu']}): env steps/s, medians of {cfg['trials']} interleaved trials of "
+        f"{cfg['seconds']:g} s; {cfg['num_envs']} sub-envs in batches of {cfg['batch_size']} "
+        f"for the asynchronous loops, {cfg['batch_size']} for the synchronous one; in "
+        f"parentheses, the share of the policy alone.{busy}"
+    )
+
+
+def _loop_cell(s: dict[str, float], key: str) -> str:
+    """A loop's median rate, with its share of the policy alone in parentheses."""
+    if key not in s:
+        return "—"
+    share = s.get("bound_of_ceiling" if key == "serial_bound" else f"{key}_of_ceiling")
+    return f"{s[key]:,.0f}" + ("" if share is None else f" ({share:.2f})")
+
+
+def async_table(d: dict[str, Any]) -> str:
+    """Issue 34's table: each policy's loops beside the policy alone."""
+    head = (
+        "| policy | the policy alone (ceiling) | async | sync | serial bound | EnvPool async |\n"
+        "|---|---|---|---|---|---|"
+    )
+    rows = []
+    for g in d["groups"]:
+        s = d["summary"][g["name"]]
+        cells = [_loop_cell(s, key) for key in ("async", "sync", "serial_bound", "envpool_async")]
+        rows.append(f"| {g['title']} | {_loop_cell(s, 'ceiling')} | " + " | ".join(cells) + " |")
+    return para(_loops_run(d)) + "\n\n" + "\n".join([head, *rows])
+
+
+def async_overlap(d: dict[str, Any]) -> str:
+    """README's sentence: how close the asynchronous loop comes to the policy alone."""
+    s = d["summary"]
+    dev, one, every = s["device"], s["cnn-1"], s["cnn-all"]
+    return para(f"""Measured side by side (`reinfors-gym bench --loops`, {d["created"][:10]}): with a
+policy that holds the loop {d["groups"][0]["title"].split("holds the loop ")[1].split(" without")[0]}
+without a core, as a GPU does, the asynchronous loop reaches {dev["async_of_ceiling"]:.2f} of the
+policy alone, {dev["async_over_sync"]:.2f}× the synchronous loop and
+{dev["async_over_envpool"]:.1f}× EnvPool's asynchronous loop; with a Nature CNN on 1 torch thread,
+{one["async_of_ceiling"]:.2f} of the policy alone ({one["async_over_sync"]:.2f}× sync). With the
+CNN on every core the asynchronous loop runs at {every["async_over_sync"]:.2f}× the synchronous
+one, which reaches {every["sync_of_bound"]:.2f} of its serial bound (the policy alone plus the
+step alone).""")
+
+
+def omp_wait_policy(d: dict[str, Any]) -> str:
+    """The measured effect of OMP_WAIT_POLICY=PASSIVE on the CNN on every core."""
+    s, p = d["summary"]["cnn-all"], d["summary"]["cnn-all-passive"]
+    rows = {r["id"]: r for r in d["rows"]}
+
+    def env_ms(group: str, loop: str) -> float:
+        return float(rows[f"{group}:{loop}"]["stats"]["env_ms"]["median"])
+
+    return para(f"""Measured with the CNN on every core (`reinfors-gym bench --loops`,
+{d["created"][:10]}): `OMP_WAIT_POLICY=PASSIVE` makes the policy alone run at
+{p["ceiling"] / s["ceiling"]:.2f}× its default rate, and the 8-env step inside the synchronous
+loop take {env_ms("cnn-all-passive", "sync"):.2f} ms instead of {env_ms("cnn-all", "sync"):.2f} ms; the
+synchronous loop runs at {p["sync"] / s["sync"]:.2f}× and the asynchronous one at
+{p["async"] / s["async"]:.2f}× their rates with the default.""")
 
 
 def frame_mad(p: dict[str, Any]) -> str:
@@ -373,6 +448,9 @@ FIGURES: dict[str, Callable[[], str]] = {
     "architecture-ceiling": _bench(architecture_ceiling),
     "async-loop": _bench(async_loop),
     "loop-profile": lambda: loop_profile(json.loads(PROFILE.read_text())),
+    "async-table": _records(async_table, LOOPS),
+    "async-overlap": _records(async_overlap, LOOPS),
+    "omp-wait-policy": _records(omp_wait_policy, LOOPS),
     "frame-mad": _parity(frame_mad),
     "frames-compared": _parity(frame_count),
     "training-headline": _records(training_headline, TRAINING_RUNS),

@@ -590,7 +590,15 @@ def policy_async_loop(
     return out
 
 
+def _loop(**params: Any) -> dict[str, float]:
+    """The policy loops of `loops.py` (imported here: it imports this module's harness)."""
+    from .loops import measure
+
+    return measure(**params)
+
+
 KINDS: dict[str, Callable[..., dict]] = {
+    "loop": _loop,
     "policy": policy_loop,
     "policy-async": policy_async_loop,
     "single": single,

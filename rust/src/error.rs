@@ -11,10 +11,22 @@ pub enum Error {
     InvalidArgument(String),
     /// A call made in the wrong state: `step` before `reset`, or any call after `close`.
     InvalidState(String),
+    /// A sub-environment that must be reset before it steps again: never reset, finished with
+    /// autoreset disabled, or interrupted by a failed job. Nothing moved.
+    ResetNeeded(String),
+    /// An `env_id` that names no sub-environment, or names one twice in a call. Nothing moved.
+    InvalidEnvId(String),
+    /// A call out of order with the asynchronous API: a sub-env sent while in flight, `recv`
+    /// with too few in flight, a synchronous call or an accessor while sub-envs are in flight.
+    /// Nothing moved.
+    AsyncOrder(String),
     /// A wait that ran out of time; nothing was lost (the work stays in flight).
     Timeout(String),
     /// A bug on our side (a caught panic); the sub-envs involved need a reset.
     Internal(String),
+    /// A bug on our side in one sub-environment's asynchronous job: that sub-env needs a reset
+    /// (it is refused until then); the others, and their results, are intact.
+    SubEnvFailed(String),
 }
 
 impl fmt::Display for Error {
@@ -23,8 +35,12 @@ impl fmt::Display for Error {
             Error::InvalidAction(m)
             | Error::InvalidArgument(m)
             | Error::InvalidState(m)
+            | Error::ResetNeeded(m)
+            | Error::InvalidEnvId(m)
+            | Error::AsyncOrder(m)
             | Error::Timeout(m)
-            | Error::Internal(m) => f.write_str(m),
+            | Error::Internal(m)
+            | Error::SubEnvFailed(m) => f.write_str(m),
         }
     }
 }

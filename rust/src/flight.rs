@@ -1,10 +1,18 @@
 //! The board of asynchronous work: which sub-envs are queued, running or done, for
-//! EnvPool-style `send`/`recv` on a [`crate::pool::Pool`].
+//! EnvPool-style `send`/`recv` on a [`crate::pool::Pool`]. It is the one record of what is in
+//! flight: the Python layer asks it, and keeps no copy.
 //!
 //! Jobs are taken in the order they were sent, by whichever thread is free (the pool's
 //! helpers in the background, the caller while it waits in `recv`); a finished sub-env joins
 //! the done list in the order it finished. What each job does depends only on its own
 //! sub-env, so the order changes which sub-envs a `recv` returns, never their results.
+//!
+//! Whoever finishes the last sub-env of a batch (`batch` done, in the order they finished)
+//! packs it right away: the batch's observations copied into one block, ascending, which
+//! `recv` hands over as it is. A helper that steps in the background thus also does the copy,
+//! off the caller's path.
+//!
+//! Every refusal happens before anything changes: a refused call leaves the board as it was.
 
 use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -25,6 +33,28 @@ pub enum Job {
     },
 }
 
+/// What the board needs of the pool: running a job, and copying the observations of done
+/// sub-envs out.
+pub trait Worker: Sync {
+    /// Runs sub-env `i`'s job on this thread (its panic caught and turned into an error).
+    fn run(&self, i: usize, job: Job) -> Result<SlotResult>;
+    /// The observations of done sub-envs `ids` (ascending), one row each, and the `SameStep`
+    /// final observations of those their `outcomes` say were reset. `(obs, final_obs)`.
+    fn pack(&self, ids: &[usize], outcomes: &[Result<SlotResult>]) -> (Vec<u8>, Vec<u8>);
+}
+
+/// Done sub-envs handed over together, their observations copied out.
+#[derive(Debug)]
+pub struct Batch {
+    /// Ascending.
+    pub ids: Vec<usize>,
+    pub results: Vec<SlotResult>,
+    /// One row per sub-env, in `ids` order.
+    pub obs: Vec<u8>,
+    /// `SameStep`: one row per result with `reset` set, in `ids` order.
+    pub final_obs: Vec<u8>,
+}
+
 /// Where a sub-env stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Stage {
@@ -34,6 +64,26 @@ enum Stage {
     Running,
     /// Finished; waiting for `recv`.
     Done,
+}
+
+/// How many done sub-envs a receive hands over, and what a failed job among them does to
+/// the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// EnvPool's `recv`: the first `k` to finish. If one of them failed, the others stay done
+    /// (the next receive hands them over, results intact) and the failed ones become idle.
+    First(usize),
+    /// Gymnasium's `step_wait`/`reset_wait`: everything in flight, all or nothing. If a job
+    /// failed, every sub-env becomes idle (the caller must reset them all).
+    All,
+}
+
+/// A batch taken off the done list: being packed, or packed.
+struct Taken {
+    ids: Vec<usize>,
+    outcomes: Vec<Result<SlotResult>>,
+    /// `(obs, final_obs)` once packed.
+    packed: Option<(Vec<u8>, Vec<u8>)>,
 }
 
 struct Board {
@@ -47,11 +97,71 @@ struct Board {
     /// Done sub-envs, in the order they finished.
     done: VecDeque<usize>,
     running: usize,
+    /// Sub-envs per batch packed as soon as they are done (0: none).
+    batch: usize,
+    /// Batches taken off `done`, oldest first; `first` numbers the front one.
+    taken: VecDeque<Taken>,
+    first: u64,
+    /// Sub-envs in `taken`.
+    held: usize,
+    /// Batches being packed outside the lock.
+    packing: usize,
     /// No job starts any more: the pool is being dropped.
     closing: bool,
+    /// Threads waiting on `finished` (a receive, a close): a finished job wakes them only if
+    /// any, since a wake-up is a system call even with nobody to wake.
+    waiters: usize,
 }
 
-/// The board behind one lock, with a condition for "a job finished".
+impl Board {
+    fn in_flight(&self) -> usize {
+        self.queue.len() + self.running + self.done.len() + self.held
+    }
+
+    /// Takes the oldest `batch` done sub-envs off the done list to be packed, if there are
+    /// that many; returns the batch's number and its ids (ascending).
+    fn take_batch(&mut self, batch: usize) -> Option<(u64, Vec<usize>)> {
+        if batch == 0 || self.done.len() < batch || self.closing {
+            return None;
+        }
+        let mut ids: Vec<usize> = self.done.drain(..batch).collect();
+        ids.sort_unstable();
+        let outcomes = ids
+            .iter()
+            .map(|&i| {
+                self.outcomes[i]
+                    .take()
+                    .expect("a done sub-env has an outcome")
+            })
+            .collect();
+        self.held += batch;
+        self.packing += 1;
+        self.taken.push_back(Taken {
+            ids: ids.clone(),
+            outcomes,
+            packed: None,
+        });
+        Some((self.first + self.taken.len() as u64 - 1, ids))
+    }
+
+    fn taken_mut(&mut self, number: u64) -> Option<&mut Taken> {
+        let k = number.checked_sub(self.first)?;
+        self.taken.get_mut(usize::try_from(k).ok()?)
+    }
+
+    /// Puts a taken batch's sub-envs back at the front of the done list, in its order.
+    fn untake_front(&mut self) {
+        let t = self.taken.pop_front().expect("a batch to put back");
+        self.first += 1;
+        self.held -= t.ids.len();
+        for (i, outcome) in t.ids.into_iter().zip(t.outcomes).rev() {
+            self.outcomes[i] = Some(outcome);
+            self.done.push_front(i);
+        }
+    }
+}
+
+/// The board behind one lock, with a condition for "a job finished or a batch was packed".
 pub struct Flight {
     board: Mutex<Board>,
     finished: Condvar,
@@ -67,48 +177,114 @@ impl Flight {
                 queue: VecDeque::new(),
                 done: VecDeque::new(),
                 running: 0,
+                batch: 0,
+                taken: VecDeque::new(),
+                first: 0,
+                held: 0,
+                packing: 0,
                 closing: false,
+                waiters: 0,
             }),
             finished: Condvar::new(),
         }
     }
 
     fn lock(&self) -> MutexGuard<'_, Board> {
-        // Jobs run outside the lock and catch their panics, so a poisoned lock still holds
-        // a consistent board.
+        // Jobs and packing run outside the lock and catch their panics, so a poisoned lock
+        // still holds a consistent board.
         self.board.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn wait<'a>(
+        &self,
+        mut b: MutexGuard<'a, Board>,
+        deadline: Option<Instant>,
+    ) -> MutexGuard<'a, Board> {
+        b.waiters += 1;
+        let mut b = match deadline {
+            None => self.finished.wait(b).unwrap_or_else(|p| p.into_inner()),
+            Some(d) => {
+                let left = d.saturating_duration_since(Instant::now());
+                let left = left.max(Duration::from_micros(1));
+                self.finished
+                    .wait_timeout(b, left)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+            }
+        };
+        b.waiters -= 1;
+        b
+    }
+
+    /// Packs batches of `batch` done sub-envs as soon as they are done (0: never), for
+    /// receives of that many.
+    pub fn pack_batches_of(&self, batch: usize) {
+        self.lock().batch = batch;
     }
 
     /// Sub-envs sent and not yet received.
     pub fn in_flight(&self) -> usize {
-        let b = self.lock();
-        b.queue.len() + b.running + b.done.len()
+        self.lock().in_flight()
+    }
+
+    /// Whether sub-env `i` is in flight (queued, running, or done and not yet received).
+    pub fn is_in_flight(&self, i: usize) -> bool {
+        self.lock().stage.get(i).is_some_and(|&s| s != Stage::Idle)
+    }
+
+    /// Refuses `call` while any sub-env is in flight (synchronous calls and accessors need
+    /// every sub-env at rest).
+    pub fn check_at_rest(&self, call: &str) -> Result<()> {
+        match self.in_flight() {
+            0 => Ok(()),
+            k => Err(Error::AsyncOrder(format!(
+                "{call}() while {k} sub-envs are in flight (sent with send(), step_async() or \
+                 async_reset()); recv() them first"
+            ))),
+        }
     }
 
     /// Checks that every `id` is a sub-env, appears once and is idle. Nothing changes.
     pub fn check_sendable(&self, ids: &[usize]) -> Result<()> {
         let b = self.lock();
         let n = b.stage.len();
+        if ids.is_empty() {
+            return Err(Error::InvalidEnvId(
+                "env_id is empty: send() at least one sub-env".into(),
+            ));
+        }
         let mut seen = vec![false; n];
+        let mut busy = Vec::new();
         for &i in ids {
             if i >= n {
-                return Err(Error::InvalidArgument(format!(
-                    "env_id {i} is out of range: the pool has sub-envs 0 to {}",
+                let bad: Vec<usize> = ids.iter().copied().filter(|&i| i >= n).collect();
+                return Err(Error::InvalidEnvId(format!(
+                    "env_id {bad:?} out of range: sub-envs are 0 to {}",
                     n - 1
                 )));
             }
             if std::mem::replace(&mut seen[i], true) {
-                return Err(Error::InvalidArgument(format!(
-                    "env_id {i} appears more than once"
+                return Err(Error::InvalidEnvId(format!(
+                    "env_id [{i}] appears more than once"
                 )));
             }
             if b.stage[i] != Stage::Idle {
-                return Err(Error::InvalidState(format!(
-                    "sub-env {i} is already in flight; recv() its result before sending it again"
-                )));
+                busy.push(i);
             }
         }
+        if !busy.is_empty() {
+            return Err(Error::AsyncOrder(format!(
+                "sub-envs {busy:?} are already in flight; recv() their results before sending \
+                 them again"
+            )));
+        }
         Ok(())
+    }
+
+    /// Refuses a `recv` of `count` that could never complete once `extra` more sub-envs are
+    /// sent (it would wait forever). Nothing changes.
+    pub fn check_receivable(&self, count: usize, extra: usize) -> Result<()> {
+        receivable(&self.lock(), count, extra)
     }
 
     /// Queues one job per sub-env (checked with [`Flight::check_sendable`] first).
@@ -122,83 +298,141 @@ impl Flight {
         }
     }
 
-    /// The next queued job, now running; `None` when the queue is empty or closing.
-    pub fn take(&self) -> Option<(usize, Job)> {
+    /// Takes queued jobs (now running) for the caller to run as one batch, as many as `want`
+    /// still lacks: those a `send` left queued because helpers stepping beside the caller's
+    /// work would have slowed it. Run each, then [`Flight::finish`] it.
+    pub fn take_due(&self, want: Want) -> Vec<(usize, Job)> {
         let mut b = self.lock();
-        take_next(&mut b)
+        let ready = b.running + b.done.len() + b.held;
+        let due = match want {
+            Want::First(k) => k.saturating_sub(ready),
+            Want::All => b.queue.len(),
+        };
+        (0..due).map_while(|_| take_next(&mut b)).collect()
     }
 
-    /// Records the outcome of a job that [`Flight::take`] handed out.
-    pub fn finish(&self, i: usize, outcome: Result<SlotResult>) {
-        let mut b = self.lock();
-        finish_in(&mut b, i, outcome);
-        drop(b);
-        self.finished.notify_all();
+    /// Records the outcome of a job from [`Flight::take_due`] (packing the batch it completes).
+    pub fn finish(&self, i: usize, outcome: Result<SlotResult>, w: &impl Worker) {
+        let b = self.lock();
+        drop(self.finish_in(b, i, outcome, w));
     }
 
-    /// Waits until `count` sub-envs are done and hands them over (now idle) with their
-    /// outcomes, in the order they finished. While it waits, the calling thread runs queued
-    /// jobs itself with `run`. Refuses at once, changing nothing, when fewer than `count` are
-    /// in flight (it would wait forever); after `timeout`, it gives up and leaves them in
-    /// flight.
-    pub fn receive(
-        &self,
-        count: usize,
-        timeout: Option<Duration>,
-        run: impl Fn(usize, Job) -> Result<SlotResult>,
-    ) -> Result<Vec<(usize, Result<SlotResult>)>> {
-        let deadline = timeout.map(|t| Instant::now() + t);
+    /// A helper's share of the queued jobs: runs them until none is left, packing each batch
+    /// that its jobs complete.
+    pub fn work_off(&self, w: &impl Worker) {
         let mut b = self.lock();
-        let in_flight = b.queue.len() + b.running + b.done.len();
-        if count == 0 || in_flight < count {
-            return Err(Error::InvalidState(if in_flight == 0 {
-                "recv() with nothing in flight: send() actions (or async_reset()) first".into()
-            } else {
-                format!(
-                    "recv() needs {count} sub-envs in flight, but only {in_flight} are; send() more first"
-                )
-            }));
+        while let Some((i, job)) = take_next(&mut b) {
+            drop(b);
+            let outcome = w.run(i, job);
+            b = self.lock();
+            b = self.finish_in(b, i, outcome, w);
         }
-        while b.done.len() < count {
+    }
+
+    /// Records sub-env `i`'s outcome and packs the batch it completes, if it does (the lock
+    /// is let go meanwhile); wakes whoever waits.
+    fn finish_in<'a>(
+        &'a self,
+        mut b: MutexGuard<'a, Board>,
+        i: usize,
+        outcome: Result<SlotResult>,
+        w: &impl Worker,
+    ) -> MutexGuard<'a, Board> {
+        debug_assert_eq!(b.stage[i], Stage::Running);
+        b.running -= 1;
+        b.stage[i] = Stage::Done;
+        b.outcomes[i] = Some(outcome);
+        b.done.push_back(i);
+        let batch = b.batch;
+        if let Some((number, ids)) = b.take_batch(batch) {
+            let outcomes: Vec<Result<SlotResult>> = {
+                let t = b.taken_mut(number).expect("just taken");
+                t.outcomes.clone()
+            };
+            drop(b);
+            let packed = w.pack(&ids, &outcomes);
+            b = self.lock();
+            b.packing -= 1;
+            if let Some(t) = b.taken_mut(number) {
+                t.packed = Some(packed);
+            }
+        }
+        if b.waiters > 0 {
+            self.finished.notify_all();
+        }
+        b
+    }
+
+    /// Waits until the sub-envs `want` names are done and hands them over (now idle) with
+    /// their results and observations, ascending. While it waits, the calling thread runs
+    /// queued jobs itself, one at a time, and starts none once `deadline` has passed. Refuses
+    /// at once, changing nothing, when fewer than wanted are in flight (it would wait
+    /// forever); at the deadline it gives up and leaves everything in flight. Sub-envs are
+    /// handed over in the order they finished: a batch packed earlier goes first.
+    ///
+    /// A failed job is reported as the error, naming its sub-env, which is handed back idle;
+    /// what happens to the others received with it depends on `want` (see [`Want`]).
+    pub fn receive(&self, want: Want, deadline: Option<Instant>, w: &impl Worker) -> Result<Batch> {
+        let mut b = self.lock();
+        let count = match want {
+            Want::First(k) => k,
+            Want::All => b.in_flight(),
+        };
+        receivable(&b, count, 0)?;
+        loop {
+            match b.taken.front() {
+                Some(t) if t.packed.is_some() && t.ids.len() == count => {
+                    let t = b.taken.pop_front().expect("just seen");
+                    b.first += 1;
+                    b.held -= count;
+                    let (obs, final_obs) = t.packed.expect("just seen");
+                    return hand_over(&mut b, want, t.ids, t.outcomes, obs, final_obs);
+                }
+                // Another size (a wait for everything): its sub-envs go back to the done
+                // list once packed, in the order they finished before this one's.
+                Some(t) if t.packed.is_some() => {
+                    b.untake_front();
+                    continue;
+                }
+                Some(_) => {
+                    if deadline.is_some_and(|d| Instant::now() >= d) {
+                        return Err(timeout(&b, count));
+                    }
+                    b = self.wait(b, deadline); // a helper is packing the oldest batch
+                    continue;
+                }
+                None => {}
+            }
+            if b.done.len() >= count {
+                let mut ids: Vec<usize> = b.done.drain(..count).collect();
+                ids.sort_unstable();
+                let outcomes: Vec<Result<SlotResult>> = ids
+                    .iter()
+                    .map(|&i| b.outcomes[i].take().expect("a done sub-env has an outcome"))
+                    .collect();
+                // Nobody else touches done sub-envs: pack them without the lock.
+                drop(b);
+                let (obs, final_obs) = w.pack(&ids, &outcomes);
+                b = self.lock();
+                return hand_over(&mut b, want, ids, outcomes, obs, final_obs);
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(timeout(&b, count));
+            }
             if let Some((i, job)) = take_next(&mut b) {
                 drop(b);
-                let outcome = run(i, job);
+                let outcome = w.run(i, job);
                 b = self.lock();
-                finish_in(&mut b, i, outcome);
+                b = self.finish_in(b, i, outcome, w);
                 continue;
             }
-            b = match deadline {
-                None => self.finished.wait(b).unwrap_or_else(|p| p.into_inner()),
-                Some(deadline) => {
-                    let left = deadline.saturating_duration_since(Instant::now());
-                    if left.is_zero() {
-                        return Err(Error::Timeout(format!(
-                            "recv() timed out after {:?} with {} of {count} sub-envs done; \
-                             they stay in flight",
-                            timeout.unwrap_or_default(),
-                            b.done.len()
-                        )));
-                    }
-                    self.finished
-                        .wait_timeout(b, left)
-                        .unwrap_or_else(|p| p.into_inner())
-                        .0
-                }
-            };
+            b = self.wait(b, deadline);
         }
-        let mut out = Vec::with_capacity(count);
-        for _ in 0..count {
-            let i = b.done.pop_front().expect("counted above");
-            b.stage[i] = Stage::Idle;
-            let outcome = b.outcomes[i].take().expect("a done sub-env has an outcome");
-            out.push((i, outcome));
-        }
-        Ok(out)
     }
 
     /// Stops every queued job (those sub-envs become idle, their results never come) and
-    /// waits until the running ones have finished. Afterwards nothing runs, and [`Flight::take`]
-    /// hands out nothing.
+    /// waits until the running ones, and any packing, have finished. Afterwards nothing runs,
+    /// and no job is handed out.
     pub fn close(&self) {
         let mut b = self.lock();
         b.closing = true;
@@ -206,13 +440,11 @@ impl Flight {
             b.stage[i] = Stage::Idle;
             b.jobs[i] = None;
         }
-        while b.running > 0 {
-            b = self.finished.wait(b).unwrap_or_else(|p| p.into_inner());
+        while b.running > 0 || b.packing > 0 {
+            b = self.wait(b, None);
         }
     }
-}
 
-impl Flight {
     /// For a forked child: the jobs running in the parent's threads never finish here, so
     /// nothing is waited for; every sub-env becomes idle and nothing runs any more.
     pub fn abandon(&self) {
@@ -220,11 +452,102 @@ impl Flight {
         b.closing = true;
         b.queue.clear();
         b.done.clear();
+        b.taken.clear();
+        b.held = 0;
+        b.packing = 0;
         b.running = 0;
         b.stage.fill(Stage::Idle);
         b.jobs.fill(None);
         b.outcomes.fill(None);
     }
+}
+
+/// Hands over received sub-envs `ids` (ascending) with their outcomes and packed rows, or,
+/// if a job among them failed, reports it: the failed sub-envs become idle, and the others
+/// go back to the front of the done list (`Want::First`) or become idle too (`Want::All`).
+fn hand_over(
+    b: &mut Board,
+    want: Want,
+    ids: Vec<usize>,
+    outcomes: Vec<Result<SlotResult>>,
+    obs: Vec<u8>,
+    final_obs: Vec<u8>,
+) -> Result<Batch> {
+    let Some(k) = outcomes.iter().position(|o| o.is_err()) else {
+        for &i in &ids {
+            b.stage[i] = Stage::Idle;
+        }
+        let results = outcomes.into_iter().map(|o| o.expect("no error")).collect();
+        return Ok(Batch {
+            ids,
+            results,
+            obs,
+            final_obs,
+        });
+    };
+    let (first_failed, e) = (ids[k], outcomes[k].clone().expect_err("failed"));
+    let mut kept = 0;
+    for (&i, outcome) in ids.iter().zip(outcomes).rev() {
+        match (want, outcome) {
+            (Want::First(_), Ok(r)) => {
+                b.outcomes[i] = Some(Ok(r));
+                b.done.push_front(i);
+                kept += 1;
+            }
+            _ => b.stage[i] = Stage::Idle,
+        }
+    }
+    Err(failure(
+        first_failed,
+        e,
+        matches!(want, Want::First(_)).then_some(kept),
+    ))
+}
+
+fn timeout(b: &Board, count: usize) -> Error {
+    Error::Timeout(format!(
+        "recv() timed out with {} of {count} sub-envs done; they stay in flight",
+        b.done.len() + b.held
+    ))
+}
+
+/// The error of sub-env `i`'s failed job `e`, saying what became of the `kept` others
+/// received with it: [`Error::SubEnvFailed`] when they stay in flight, else `e`'s kind.
+fn failure(i: usize, e: Error, kept: Option<usize>) -> Error {
+    let reset = format!("sub-env {i}'s job failed ({e}); reset it before stepping it again");
+    match kept {
+        Some(k) => Error::SubEnvFailed(format!(
+            "{reset}; the {k} other sub-envs done with it stay in flight, results intact, for \
+             the next recv()"
+        )),
+        None => {
+            let text = format!("{reset}; every sub-env's result of this call is lost");
+            match e {
+                Error::Internal(_) => Error::Internal(text),
+                _ => Error::ResetNeeded(text),
+            }
+        }
+    }
+}
+
+fn receivable(b: &Board, count: usize, extra: usize) -> Result<()> {
+    let in_flight = b.in_flight() + extra;
+    if count > 0 && in_flight >= count {
+        return Ok(());
+    }
+    Err(Error::AsyncOrder(if in_flight == 0 {
+        "recv() with nothing in flight: send() actions or async_reset() first".into()
+    } else {
+        let are = if extra == 0 {
+            "are"
+        } else {
+            "would be after this send"
+        };
+        format!(
+            "recv() needs batch_size={count} sub-envs in flight, but only {in_flight} {are}; \
+             send() more first"
+        )
+    }))
 }
 
 fn take_next(b: &mut Board) -> Option<(usize, Job)> {
@@ -238,50 +561,107 @@ fn take_next(b: &mut Board) -> Option<(usize, Job)> {
     Some((i, job))
 }
 
-fn finish_in(b: &mut Board, i: usize, outcome: Result<SlotResult>) {
-    debug_assert_eq!(b.stage[i], Stage::Running);
-    b.running -= 1;
-    b.stage[i] = Stage::Done;
-    b.outcomes[i] = Some(outcome);
-    b.done.push_back(i);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
 
     fn step() -> Job {
         Job::Step(Action::Discrete(0))
     }
 
-    fn ok(_: usize, _: Job) -> Result<SlotResult> {
-        Ok(SlotResult::default())
+    /// A worker whose jobs return their sub-env's number as the reward (sub-env `bad` fails,
+    /// each job takes `job`), and whose rows are the sub-env's number, one byte each.
+    #[derive(Default)]
+    struct Fake {
+        bad: Option<usize>,
+        job: Duration,
+        ran: AtomicUsize,
+        packs: AtomicUsize,
+    }
+
+    impl Worker for Fake {
+        fn run(&self, i: usize, _: Job) -> Result<SlotResult> {
+            self.ran.fetch_add(1, Ordering::Relaxed);
+            std::thread::sleep(self.job);
+            if Some(i) == self.bad {
+                return Err(Error::Internal("boom".into()));
+            }
+            Ok(SlotResult {
+                reward: i as f64,
+                truncated: true,
+                ..SlotResult::default()
+            })
+        }
+
+        fn pack(&self, ids: &[usize], _: &[Result<SlotResult>]) -> (Vec<u8>, Vec<u8>) {
+            self.packs.fetch_add(1, Ordering::Relaxed);
+            (ids.iter().map(|&i| i as u8).collect(), Vec::new())
+        }
+    }
+
+    fn ok() -> Fake {
+        Fake::default()
+    }
+
+    fn fails_on(bad: usize) -> Fake {
+        Fake {
+            bad: Some(bad),
+            ..Fake::default()
+        }
+    }
+
+    /// The batch's ids, after checking that its rows and results are theirs.
+    fn ids(got: Batch) -> Vec<usize> {
+        let rows: Vec<usize> = got.obs.iter().map(|&r| r as usize).collect();
+        assert_eq!(rows, got.ids);
+        assert!(got.ids.windows(2).all(|w| w[0] < w[1]), "{:?}", got.ids);
+        assert!(got
+            .ids
+            .iter()
+            .zip(&got.results)
+            .all(|(&i, r)| r.reward == i as f64));
+        got.ids
     }
 
     #[test]
     fn send_checks_ids_before_anything_changes() {
         let f = Flight::new(4);
-        assert!(f.check_sendable(&[0, 4]).is_err());
-        assert!(f.check_sendable(&[1, 1]).is_err());
+        assert!(matches!(
+            f.check_sendable(&[0, 4]),
+            Err(Error::InvalidEnvId(_))
+        ));
+        assert!(matches!(
+            f.check_sendable(&[1, 1]),
+            Err(Error::InvalidEnvId(_))
+        ));
+        assert!(matches!(f.check_sendable(&[]), Err(Error::InvalidEnvId(_))));
         assert_eq!(f.in_flight(), 0);
         f.queue([(2, step())]);
         let err = f.check_sendable(&[0, 2]).unwrap_err();
-        assert!(matches!(err, Error::InvalidState(_)), "{err:?}");
+        assert!(matches!(err, Error::AsyncOrder(_)), "{err:?}");
         assert_eq!(f.in_flight(), 1);
+        assert!(f.is_in_flight(2) && !f.is_in_flight(0));
+        assert!(matches!(f.check_at_rest("step"), Err(Error::AsyncOrder(_))));
     }
 
     #[test]
     fn recv_refuses_what_could_never_arrive() {
         let f = Flight::new(4);
         assert!(matches!(
-            f.receive(1, None, ok),
-            Err(Error::InvalidState(_))
+            f.receive(Want::First(1), None, &ok()),
+            Err(Error::AsyncOrder(_))
+        ));
+        assert!(matches!(
+            f.receive(Want::All, None, &ok()),
+            Err(Error::AsyncOrder(_))
         ));
         f.queue([(0, step()), (1, step())]);
-        assert!(f.receive(3, None, ok).is_err());
+        assert!(f.receive(Want::First(3), None, &ok()).is_err());
         assert_eq!(f.in_flight(), 2, "a refused recv leaves the work in flight");
-        let got = f.receive(2, None, ok).unwrap();
-        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [0, 1]);
+        assert!(f.check_receivable(3, 1).is_ok());
+        assert_eq!(ids(f.receive(Want::First(2), None, &ok()).unwrap()), [0, 1]);
         assert_eq!(f.in_flight(), 0);
         f.check_sendable(&[0, 1]).unwrap();
     }
@@ -290,44 +670,180 @@ mod tests {
     fn the_caller_runs_queued_jobs_while_it_waits() {
         let f = Flight::new(3);
         f.queue([(2, step()), (0, step()), (1, step())]);
-        let got = f.receive(2, None, ok).unwrap();
-        assert_eq!(got.iter().map(|g| g.0).collect::<Vec<_>>(), [2, 0]);
+        let w = ok();
+        assert_eq!(ids(f.receive(Want::First(2), None, &w).unwrap()), [0, 2]);
+        assert_eq!(
+            w.ran.load(Ordering::Relaxed),
+            2,
+            "it ran only what it needed"
+        );
         assert_eq!(f.in_flight(), 1);
-        assert_eq!(f.take().map(|t| t.0), Some(1));
+        assert_eq!(ids(f.receive(Want::All, None, &w).unwrap()), [1]);
+    }
+
+    #[test]
+    fn a_helper_packs_the_batch_it_completes_and_recv_hands_it_over() {
+        let f = Arc::new(Flight::new(6));
+        f.pack_batches_of(3);
+        let w = Arc::new(Fake {
+            job: Duration::from_millis(5),
+            ..Fake::default()
+        });
+        f.queue([5, 1, 3, 0, 4, 2].map(|i| (i, step())));
+        let helper = {
+            let (f, w) = (Arc::clone(&f), Arc::clone(&w));
+            std::thread::spawn(move || f.work_off(&*w))
+        };
+        helper.join().unwrap();
+        assert_eq!(w.packs.load(Ordering::Relaxed), 2, "two batches of three");
+        assert_eq!(f.in_flight(), 6);
+        // In the order they finished; each batch ascending.
+        assert_eq!(
+            ids(f.receive(Want::First(3), None, &*w).unwrap()),
+            [1, 3, 5]
+        );
+        assert_eq!(
+            ids(f.receive(Want::First(3), None, &*w).unwrap()),
+            [0, 2, 4]
+        );
+        assert_eq!(
+            w.packs.load(Ordering::Relaxed),
+            2,
+            "recv copied nothing itself"
+        );
+        assert_eq!(f.in_flight(), 0);
+    }
+
+    #[test]
+    fn a_wait_for_everything_takes_packed_batches_apart() {
+        let f = Flight::new(6);
+        f.pack_batches_of(2);
+        let w = ok();
+        f.queue((0..6).map(|i| (i, step())));
+        f.work_off(&w); // three batches packed
+        assert_eq!(
+            ids(f.receive(Want::All, None, &w).unwrap()),
+            [0, 1, 2, 3, 4, 5]
+        );
+        assert_eq!(f.in_flight(), 0);
+    }
+
+    #[test]
+    fn receive_hands_over_the_first_to_finish() {
+        let f = Arc::new(Flight::new(4));
+        f.queue((0..4).map(|i| (i, step())));
+        // Sub-env 0 takes long on a helper; the caller runs 1, 2 and 3 meanwhile.
+        let helper = {
+            let f = Arc::clone(&f);
+            std::thread::spawn(move || {
+                let mut b = f.lock();
+                let (i, job) = take_next(&mut b).unwrap();
+                drop(b);
+                let w = Fake {
+                    job: Duration::from_millis(200),
+                    ..Fake::default()
+                };
+                let outcome = w.run(i, job);
+                let b = f.lock();
+                drop(f.finish_in(b, i, outcome, &w));
+            })
+        };
+        while f.lock().queue.len() == 4 {
+            std::thread::yield_now(); // until the helper holds sub-env 0
+        }
+        assert_eq!(ids(f.receive(Want::First(2), None, &ok()).unwrap()), [1, 2]);
+        assert_eq!(ids(f.receive(Want::First(2), None, &ok()).unwrap()), [0, 3]);
+        helper.join().unwrap();
+    }
+
+    #[test]
+    fn a_failed_job_keeps_the_others_results_for_the_next_receive() {
+        for pack in [0, 3] {
+            let f = Flight::new(6);
+            f.pack_batches_of(pack);
+            let w = fails_on(1);
+            f.queue((0..6).map(|i| (i, step())));
+            let err = f.receive(Want::First(3), None, &w).unwrap_err();
+            assert!(
+                matches!(&err, Error::SubEnvFailed(m) if m.contains("sub-env 1") && m.contains("boom")),
+                "{err:?}"
+            );
+            // 0 and 2 are still done, 3..6 still queued; 1 is idle.
+            assert_eq!(f.in_flight(), 5);
+            assert!(!f.is_in_flight(1) && f.is_in_flight(0) && f.is_in_flight(2));
+            f.check_sendable(&[1]).unwrap();
+            assert!(f.check_sendable(&[0]).is_err());
+            assert_eq!(ids(f.receive(Want::First(3), None, &w).unwrap()), [0, 2, 3]);
+            assert_eq!(ids(f.receive(Want::All, None, &w).unwrap()), [4, 5]);
+            assert_eq!(f.in_flight(), 0);
+        }
+    }
+
+    #[test]
+    fn a_failed_job_in_a_wait_for_all_hands_everything_back() {
+        let f = Flight::new(4);
+        f.queue((0..4).map(|i| (i, step())));
+        let err = f.receive(Want::All, None, &fails_on(2)).unwrap_err();
+        assert!(matches!(&err, Error::Internal(m) if m.contains("sub-env 2")));
+        assert_eq!(f.in_flight(), 0);
+        f.check_sendable(&[0, 1, 2, 3]).unwrap();
     }
 
     #[test]
     fn a_timeout_leaves_running_work_in_flight() {
         let f = Flight::new(1);
         f.queue([(0, step())]);
-        let (i, _) = f.take().unwrap(); // "running" on a helper that never finishes
+        let (i, _) = take_next(&mut f.lock()).unwrap(); // on a helper that never finishes
+        let deadline = Instant::now() + Duration::from_millis(20);
         let err = f
-            .receive(1, Some(Duration::from_millis(20)), ok)
+            .receive(Want::First(1), Some(deadline), &ok())
             .unwrap_err();
         assert!(matches!(err, Error::Timeout(_)), "{err:?}");
-        f.finish(i, Ok(SlotResult::default()));
-        assert_eq!(f.receive(1, None, ok).unwrap().len(), 1);
+        let b = f.lock();
+        drop(f.finish_in(b, i, Ok(SlotResult::default()), &ok()));
+        assert_eq!(f.receive(Want::First(1), None, &ok()).unwrap().ids, [0]);
+    }
+
+    #[test]
+    fn the_caller_starts_no_job_after_the_deadline() {
+        let f = Flight::new(8);
+        f.queue((0..8).map(|i| (i, step())));
+        let w = Fake {
+            job: Duration::from_millis(30),
+            ..Fake::default()
+        };
+        let start = Instant::now();
+        let err = f
+            .receive(Want::All, Some(start + Duration::from_millis(40)), &w)
+            .unwrap_err();
+        assert!(matches!(err, Error::Timeout(_)), "{err:?}");
+        // Jobs of 30 ms: it started one or two (at 0 and 30 ms), not all eight (240 ms).
+        let ran = w.ran.load(Ordering::Relaxed);
+        assert!((1..=2).contains(&ran), "{ran}");
+        assert!(start.elapsed() < Duration::from_millis(200));
+        assert_eq!(f.in_flight(), 8, "the timeout left everything in flight");
     }
 
     #[test]
     fn close_drops_queued_jobs_and_waits_for_running_ones() {
-        let f = std::sync::Arc::new(Flight::new(3));
+        let f = Arc::new(Flight::new(3));
         f.queue([(0, step()), (1, step()), (2, step())]);
-        let (i, _) = f.take().unwrap();
-        let finished = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let (i, _) = take_next(&mut f.lock()).unwrap();
+        let finished = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let worker = {
-            let (f, finished) = (std::sync::Arc::clone(&f), std::sync::Arc::clone(&finished));
+            let (f, finished) = (Arc::clone(&f), Arc::clone(&finished));
             std::thread::spawn(move || {
                 // Long enough that a close() that does not wait returns first.
                 std::thread::sleep(Duration::from_millis(30));
-                finished.store(true, std::sync::atomic::Ordering::SeqCst);
-                f.finish(i, Ok(SlotResult::default()));
+                finished.store(true, Ordering::SeqCst);
+                let b = f.lock();
+                drop(f.finish_in(b, i, Ok(SlotResult::default()), &ok()));
             })
         };
         f.close();
-        assert!(finished.load(std::sync::atomic::Ordering::SeqCst));
+        assert!(finished.load(Ordering::SeqCst));
         assert_eq!(f.in_flight(), 1, "only the finished job is left, done");
-        assert!(f.take().is_none());
+        assert!(take_next(&mut f.lock()).is_none());
         worker.join().unwrap();
     }
 }

@@ -28,6 +28,9 @@ const MIN_SAMPLES: usize = 3;
 /// can tip it wrongly), then half as often after each probe that confirms it.
 const FIRST_PROBE: u32 = 16;
 const PROBE_EVERY: u32 = 512;
+/// The same while the choice not in use measured clearly (`CLEARLY_WORSE`) slower at its last
+/// probe: helpers contending with a policy's threads make each probe cycle cost much more.
+const PROBE_EVERY_WHEN_WORSE: u32 = 4096;
 /// Going alone is not re-tried while the cycles it would give, estimated from the caller's
 /// own share of each batch, are this much longer than the measured cycles together: probing
 /// a choice that is that clearly worse costs more than it can reveal.
@@ -196,10 +199,20 @@ impl Pacer {
             self.since_probe = 0;
         }
         self.since_probe += 1;
+        let (num, den) = CLEARLY_WORSE;
         if self.since_probe >= self.probe_interval {
             self.since_probe = 0;
-            self.probe_interval = (self.probe_interval * 2).min(PROBE_EVERY);
-            let (num, den) = CLEARLY_WORSE;
+            let (best_median, other_median) = if best == Mode::Together {
+                (t, a)
+            } else {
+                (a, t)
+            };
+            let cap = if other_median * den > best_median * num {
+                PROBE_EVERY_WHEN_WORSE
+            } else {
+                PROBE_EVERY
+            };
+            self.probe_interval = (self.probe_interval * 2).min(cap);
             let alone_clearly_worse = best == Mode::Together
                 && self.estimates.median().is_some_and(|e| e * den > t * num);
             if !alone_clearly_worse {
@@ -298,6 +311,28 @@ mod tests {
             "{together}"
         );
         assert!(alone > 1940, "{alone}");
+    }
+
+    #[test]
+    fn a_clearly_worse_choice_is_probed_less_often() {
+        let us = Duration::from_micros;
+        // Helpers make every cycle 60% longer (a policy's threads hold the other cores).
+        let (alone, together, _) = simulate(
+            40_000,
+            |m| {
+                if m == Mode::Together {
+                    us(3200)
+                } else {
+                    us(2000)
+                }
+            },
+            us(5),
+            |took| took,
+        );
+        // Probes after 16, 32, ... cycles, then every 4096: some seventeen bursts of four,
+        // where every 512 would be over eighty.
+        assert!(together <= 4 * 20, "{together}");
+        assert_eq!(alone + together, 40_000);
     }
 
     #[test]

@@ -5,14 +5,14 @@
 //! straight into the caller's preallocated `(num_envs, ...)` buffer.
 
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::append::append_chunks;
 use crate::cpu::avx2_dispatch;
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::error::{Error, Result};
 use crate::executor::{effective_threads, panic_message, Executor};
-use crate::flight::{Flight, Job};
+use crate::flight::{Batch, Flight, Job, Want, Worker};
 use crate::rng::NumpyGenerator;
 
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
@@ -165,6 +165,17 @@ pub struct SlotResult {
     pub env_steps: u32,
 }
 
+/// A fault injected into a sub-env's steps, for tests of the asynchronous machinery only
+/// (`PoolCore._inject_fault`): long jobs that a test can see overlap (or not), and failing
+/// ones. Never set outside tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Fault {
+    /// Each step first sleeps this long (holding no core).
+    pub delay: Duration,
+    /// Each step then panics, as a bug in the simulation would.
+    pub panic: bool,
+}
+
 /// One sub-environment and its bookkeeping.
 #[derive(Debug, Clone)]
 struct Slot {
@@ -180,6 +191,9 @@ struct Slot {
     /// The last observation of an episode that an asynchronous `SameStep` job reset (empty
     /// in other modes; synchronous steps write it into the caller's batch instead).
     final_stack: Vec<u8>,
+    /// A job of it failed (its state may be half-updated): it steps again only after a reset.
+    broken: bool,
+    fault: Fault,
 }
 
 /// What the pool's threads share with the background jobs of `send`.
@@ -201,20 +215,27 @@ impl Shared {
     fn slot(&self, i: usize) -> MutexGuard<'_, Slot> {
         lock(&self.slots[i])
     }
+}
 
-    /// Runs sub-env `i`'s job on this thread, its panic turned into an error.
+impl Worker for Shared {
+    /// Runs sub-env `i`'s job on this thread, its panic turned into an error (and the
+    /// sub-env marked broken).
     fn run(&self, i: usize, job: Job) -> Result<SlotResult> {
-        let mut slot = self.slot(i);
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| slot.run(&self.spec, job)))
-            .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))))
+        self.slot(i).guarded(|slot| slot.run(&self.spec, job))
     }
 
-    /// A helper's share of the queued jobs: until none is left.
-    fn work_off(&self) {
-        while let Some((i, job)) = self.flight.take() {
-            let outcome = self.run(i, job);
-            self.flight.finish(i, outcome);
+    fn pack(&self, ids: &[usize], outcomes: &[Result<SlotResult>]) -> (Vec<u8>, Vec<u8>) {
+        let mut obs = Vec::with_capacity(ids.len() * self.spec.obs_bytes());
+        let mut final_obs = Vec::new();
+        let same_step = self.spec.autoreset == AutoresetMode::SameStep;
+        for (&i, outcome) in ids.iter().zip(outcomes) {
+            let slot = self.slot(i);
+            obs.extend_from_slice(&slot.stack);
+            if same_step && outcome.as_ref().is_ok_and(|r| r.reset) {
+                final_obs.extend_from_slice(&slot.final_stack);
+            }
         }
+        (obs, final_obs)
     }
 }
 
@@ -224,6 +245,8 @@ pub struct Pool {
     shared: Arc<Shared>,
     /// The calling thread and its helpers.
     executor: Executor,
+    /// The last `send` left its jobs queued instead of handing them to the helpers.
+    deferred: bool,
 }
 
 impl std::fmt::Debug for Pool {
@@ -268,6 +291,15 @@ fn grayscale_into_body(rgb: &[u8], gray: &mut [u8]) {
 }
 
 impl Slot {
+    /// `f` on this slot, its panic caught here (inside the lock, so the lock is not
+    /// poisoned) and turned into an error; any failure marks the slot broken.
+    fn guarded<T>(&mut self, f: impl FnOnce(&mut Slot) -> Result<T>) -> Result<T> {
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(self)))
+            .unwrap_or_else(|panic| Err(Error::Internal(panic_message(&*panic))));
+        self.broken |= outcome.is_err();
+        outcome
+    }
+
     /// Draws the current frame as the newest stack entry (or fills the stack after a reset).
     fn capture(&mut self, spec: &PoolSpec, fill: bool) -> Result<()> {
         let fb = spec.frame_bytes();
@@ -308,6 +340,7 @@ impl Slot {
         self.env.reset(randomize);
         self.elapsed = 0;
         self.needs_reset = false;
+        self.broken = false;
         self.capture(spec, true)
     }
 
@@ -352,6 +385,9 @@ impl Slot {
         action: Action,
         final_obs: &mut [u8],
     ) -> Result<SlotResult> {
+        if self.fault != Fault::default() {
+            self.inject();
+        }
         let result = match spec.autoreset {
             AutoresetMode::NextStep if self.needs_reset => {
                 self.reset(spec, None, None)?;
@@ -397,15 +433,30 @@ impl Slot {
         }
     }
 
+    /// The test-only [`Fault`]: sleeps, then panics if asked to.
+    #[cold]
+    fn inject(&self) {
+        std::thread::sleep(self.fault.delay);
+        if self.fault.panic {
+            panic!("a fault injected by a test");
+        }
+    }
+
     /// Whether stepping it now would break the mode's rules (checked before any sub-env moves).
     fn check_steppable(&self, spec: &PoolSpec, i: usize) -> Result<()> {
         if !self.env.has_episode() {
-            return Err(Error::InvalidState(format!(
+            return Err(Error::ResetNeeded(format!(
                 "sub-env {i} was never reset; call reset() first"
             )));
         }
+        if self.broken {
+            return Err(Error::ResetNeeded(format!(
+                "sub-env {i} was interrupted by a failed job; reset it first (reset(), or \
+                 async_reset() with a reset_mask)"
+            )));
+        }
         if spec.autoreset == AutoresetMode::Disabled && self.needs_reset {
-            return Err(Error::InvalidState(format!(
+            return Err(Error::ResetNeeded(format!(
                 "sub-env {i} has finished its episode and autoreset is disabled; reset it \
                  first with reset(options={{'reset_mask': mask}})"
             )));
@@ -450,6 +501,8 @@ impl Pool {
                     } else {
                         Vec::new()
                     },
+                    broken: false,
+                    fault: Fault::default(),
                 }))
             })
             .collect::<Result<Vec<_>>>()?;
@@ -463,6 +516,7 @@ impl Pool {
             spec,
             shared,
             executor,
+            deferred: false,
         })
     }
 
@@ -482,10 +536,28 @@ impl Pool {
         self.shared.flight.abandon();
     }
 
-    /// Runs `f` on sub-env `i` (`None` if there is no such sub-env), for accessors and
-    /// drawing. Waits while an asynchronous job is stepping it.
-    pub fn with_env<T>(&self, i: usize, f: impl FnOnce(&mut CarRacing) -> T) -> Option<T> {
-        (i < self.spec.num_envs).then(|| f(&mut self.shared.slot(i).env))
+    /// Runs `f` on sub-env `i`, for accessors and drawing. Refused while it is in flight: a
+    /// job queued or running would race the access, and one done holds results not yet
+    /// received.
+    pub fn with_env<T>(&self, i: usize, f: impl FnOnce(&mut CarRacing) -> T) -> Result<T> {
+        if i >= self.spec.num_envs {
+            return Err(Error::InvalidArgument(format!("no sub-env {i}")));
+        }
+        if self.shared.flight.is_in_flight(i) {
+            return Err(Error::AsyncOrder(format!(
+                "sub-env {i} is in flight (sent with send(), step_async() or async_reset()); \
+                 recv() it before reading or changing it"
+            )));
+        }
+        Ok(f(&mut self.shared.slot(i).env))
+    }
+
+    /// For tests of the asynchronous machinery only: every later step of sub-env `i` first
+    /// sleeps `fault.delay`, then panics if `fault.panic` (see [`Fault`]).
+    pub fn inject_fault(&self, i: usize, fault: Fault) -> Result<()> {
+        self.with_env(i, |_| ())?;
+        self.shared.slot(i).fault = fault;
+        Ok(())
     }
 
     fn check_obs(&self, obs: &[u8], envs: usize) -> Result<()> {
@@ -499,15 +571,9 @@ impl Pool {
         Ok(())
     }
 
-    /// Synchronous calls need every sub-env at rest.
-    fn check_nothing_in_flight(&self, call: &str) -> Result<()> {
-        match self.shared.flight.in_flight() {
-            0 => Ok(()),
-            k => Err(Error::InvalidState(format!(
-                "{call}() while {k} sub-envs are in flight (sent with send() or step_async()); \
-                 recv() them first"
-            ))),
-        }
+    /// Synchronous calls and accessors need every sub-env at rest.
+    pub fn check_nothing_in_flight(&self, call: &str) -> Result<()> {
+        self.shared.flight.check_at_rest(call)
     }
 
     /// Resets the sub-envs selected by `mask` (all when `None`). `seeds[i]` (entropy words)
@@ -637,7 +703,7 @@ impl Pool {
                 .executor
                 .run(jobs, |((((slot, out), fin), res), action)| {
                     let mut slot = lock(slot);
-                    *res = slot.step(&spec, *action, fin)?;
+                    *res = slot.guarded(|s| s.step(&spec, *action, fin))?;
                     out.copy_from_slice(&slot.stack);
                     Ok(())
                 }),
@@ -649,7 +715,7 @@ impl Pool {
                 |((((slot, out), fin), res), action), spare| {
                     let filled = spare.fill_from(out);
                     let mut slot = lock(slot);
-                    *res = slot.step(&spec, *action, fin)?;
+                    *res = slot.guarded(|s| s.step(&spec, *action, fin))?;
                     out.copy_from_slice(&slot.stack);
                     Ok(filled)
                 },
@@ -712,52 +778,79 @@ impl Pool {
         self.shared.flight.queue(jobs);
         let shared = Arc::clone(&self.shared);
         // Each helper (when they pay, see `spawn_paced`) takes jobs until none is left; the
-        // caller takes the rest in `recv`.
-        self.executor.spawn_paced(move || shared.work_off());
+        // caller takes the rest in `recv`. When helpers stepping beside the caller's own work
+        // do not pay, the jobs wait for `recv`, which steps them as a synchronous step would.
+        let handed = self
+            .executor
+            .spawn_paced(move || shared.flight.work_off(&*shared));
+        self.deferred = !handed;
     }
 
-    /// EnvPool's `recv`: waits until `count` sub-envs sent earlier are done, writes their
-    /// observations into `obs` (`count` rows, in ascending sub-env order) and returns their
-    /// ids and results in that order. The calling thread steps queued sub-envs itself while
-    /// it waits. `final_obs` receives, for each result with `reset` set in `SameStep` mode,
-    /// the finished episode's last observation (one row each, in the same order).
-    /// Refused at once when fewer than `count` are in flight; a timeout leaves them in flight.
-    pub fn recv(
-        &mut self,
-        count: usize,
-        timeout: Option<Duration>,
-        obs: &mut [u8],
-        final_obs: &mut Vec<u8>,
-    ) -> Result<Vec<(usize, SlotResult)>> {
-        self.check_obs(obs, count)?;
-        let shared = &self.shared;
-        let mut got = shared
-            .flight
-            .receive(count, timeout, |i, job| shared.run(i, job))?;
-        got.sort_unstable_by_key(|g| g.0);
-        final_obs.clear();
-        let ob = self.spec.obs_bytes();
-        let mut out = Vec::with_capacity(count);
-        let mut failure = None;
-        for ((i, outcome), row) in got.into_iter().zip(obs.chunks_mut(ob)) {
-            let slot = shared.slot(i);
-            row.copy_from_slice(&slot.stack);
-            match outcome {
-                Ok(r) => {
-                    if r.reset && self.spec.autoreset == AutoresetMode::SameStep {
-                        final_obs.extend_from_slice(&slot.final_stack);
-                    }
-                    out.push((i, r));
-                }
-                Err(e) => {
-                    failure.get_or_insert(e);
-                }
-            }
+    /// Packs the observations of every `batch` sub-envs done into one block as soon as they
+    /// are done, on the thread that finishes the last of them, for `recv(batch)` to hand over
+    /// as it is (0: never). The vector env's `batch_size`.
+    pub fn pack_batches_of(&mut self, batch: usize) {
+        self.shared.flight.pack_batches_of(batch);
+    }
+
+    /// EnvPool's `recv`: waits until `count` sub-envs sent earlier are done and hands them
+    /// over, ascending: their ids, results and observations (`count` rows), and the last
+    /// observations of the episodes `SameStep` reset (a row for each result with `reset`
+    /// set). The calling thread steps queued sub-envs itself while it waits.
+    ///
+    /// Refused at once, nothing moving, when fewer than `count` are in flight. A timeout
+    /// leaves everything in flight. A failed job is the error, naming its sub-env (now idle,
+    /// and refused until reset); the others it finished with stay done for the next `recv`.
+    pub fn recv(&mut self, count: usize, timeout: Option<Duration>) -> Result<Batch> {
+        self.shared.flight.check_receivable(count, 0)?;
+        self.receive(Want::First(count), timeout)
+    }
+
+    /// Gymnasium's `step_wait`/`reset_wait`: waits for every sub-env in flight, then writes
+    /// every sub-env's latest observation into `obs` (all `num_envs` rows) and hands over
+    /// those received, as [`Pool::recv`] does (its `obs` then empty). All or nothing: after a
+    /// failed job every sub-env is idle and the caller must reset.
+    pub fn wait_all(&mut self, timeout: Option<Duration>, obs: &mut [u8]) -> Result<Batch> {
+        self.check_obs(obs, self.spec.num_envs)?;
+        let mut got = self.receive(Want::All, timeout)?;
+        if got.ids.len() == self.spec.num_envs {
+            obs.copy_from_slice(&got.obs); // every sub-env, ascending: the whole batch
+        } else {
+            self.observe(obs)?;
         }
-        match failure {
-            Some(e) => Err(e),
-            None => Ok(out),
+        got.obs = Vec::new();
+        Ok(got)
+    }
+
+    fn receive(&mut self, want: Want, timeout: Option<Duration>) -> Result<Batch> {
+        if self.deferred && timeout.is_none() {
+            self.step_due(want);
         }
+        let deadline = timeout.map(|t| Instant::now() + t);
+        self.shared.flight.receive(want, deadline, &*self.shared)
+    }
+
+    /// Steps the jobs `send` left queued that `want` still needs, as one batch on the
+    /// executor's paced path: helpers join when that pays, as in a synchronous step (with the
+    /// caller's policy between batches, stepping on one thread can be faster). A job's failure
+    /// is recorded on the board, which `recv` then reports.
+    fn step_due(&mut self, want: Want) {
+        let jobs = self.shared.flight.take_due(want);
+        if jobs.is_empty() {
+            return;
+        }
+        let shared = &*self.shared;
+        // Each job catches its own panic (`Shared::run`), so the batch itself cannot fail.
+        let _ = self.executor.run(jobs, |(i, job)| {
+            shared.flight.finish(i, shared.run(i, job), shared);
+            Ok(())
+        });
+    }
+
+    /// Refuses, changing nothing, a `recv` of `count` that could never complete once `extra`
+    /// more sub-envs are sent: EnvPool's `step(actions, env_id)` checks this before it sends.
+    pub fn check_receivable(&self, count: usize, extra: usize) -> Result<()> {
+        self.shared.flight.check_receivable(count, extra)
     }
 }
 

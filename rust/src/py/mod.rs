@@ -91,10 +91,23 @@ fn entropy_words(entropy: &[u128]) -> Vec<Vec<u32>> {
     entropy.iter().map(|e| coerce_seed_words(*e)).collect()
 }
 
+// The package's named exceptions (reinfors_gym/errors.py), imported when first raised. Each
+// subclasses the builtin the plain mapping would give (ValueError, RuntimeError).
+pyo3::import_exception!(reinfors_gym.errors, AsyncOrderError);
+pyo3::import_exception!(reinfors_gym.errors, InvalidAction);
+pyo3::import_exception!(reinfors_gym.errors, InvalidEnvId);
+pyo3::import_exception!(reinfors_gym.errors, ResetNeeded);
+
 fn to_py_err(e: Error) -> PyErr {
     match e {
-        Error::InvalidAction(m) | Error::InvalidArgument(m) => PyValueError::new_err(m),
-        Error::InvalidState(m) | Error::Internal(m) => PyRuntimeError::new_err(m),
+        Error::InvalidAction(m) => InvalidAction::new_err(m),
+        Error::InvalidArgument(m) => PyValueError::new_err(m),
+        Error::InvalidState(m) | Error::Internal(m) | Error::SubEnvFailed(m) => {
+            PyRuntimeError::new_err(m)
+        }
+        Error::ResetNeeded(m) => ResetNeeded::new_err(m),
+        Error::InvalidEnvId(m) => InvalidEnvId::new_err(m),
+        Error::AsyncOrder(m) => AsyncOrderError::new_err(m),
         Error::Timeout(m) => PyTimeoutError::new_err(m),
     }
 }
@@ -180,7 +193,12 @@ fn owned_array<'py, T: numpy::Element>(
     data: Vec<T>,
     shape: &[usize],
 ) -> PyResult<Bound<'py, PyArrayDyn<T>>> {
-    PyArray1::from_vec(py, data).reshape(shape.to_vec())
+    let len = data.len();
+    let flat = PyArray1::from_vec(py, data);
+    if shape == [len] {
+        return Ok(flat.to_dyn().clone()); // no second array object for a reshape
+    }
+    flat.reshape(shape.to_vec())
 }
 
 /// Whether any hot loop has run its AVX2 copy in this process (so a test comparing the AVX2

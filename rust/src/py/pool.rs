@@ -8,15 +8,15 @@ use std::time::Duration;
 
 use numpy::PyUntypedArrayMethods;
 use numpy::{PyArray3, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyReadonlyArray2};
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 
 use super::{
     accessors, batch_slice, entropy_words, generator_from, guarded, owned_array, render_array,
-    to_py_err, RngState, SeedWords, SpecArgs,
+    to_py_err, InvalidAction, InvalidEnvId, RngState, SeedWords, SpecArgs,
 };
 use crate::env::{Action, CarRacing};
-use crate::pool::{AutoresetMode, Pool, SlotResult};
+use crate::pool::{AutoresetMode, Fault, Pool, SlotResult};
 
 /// The results of one `step` or `recv`, one entry per sub-env it covers.
 #[pyclass(module = "reinfors_gym._core", name = "StepResults", frozen, get_all)]
@@ -26,13 +26,17 @@ pub(super) struct StepResults {
     rewards: Py<PyArrayDyn<f64>>,
     terminated: Py<PyArrayDyn<bool>>,
     truncated: Py<PyArrayDyn<bool>>,
-    /// `info["lap_finished"]`: -1 none, 0 false, 1 true.
-    lap_finished: Py<PyArrayDyn<i8>>,
+    /// `info["lap_finished"]`: -1 none, 0 false, 1 true (`None` unless `any_lap` or
+    /// `any_reset`: most steps need none of the three arrays below).
+    lap_finished: Option<Py<PyArrayDyn<i8>>>,
     /// The sub-env was reset during the call (`NextStep`: instead of stepping; `SameStep`:
-    /// after finishing, its last observation in `final_obs`).
-    was_reset: Py<PyArrayDyn<bool>>,
-    /// `SameStep`: one row per entry with `was_reset` set, in entry order.
-    final_obs: Py<PyArrayDyn<u8>>,
+    /// after finishing, its last observation in `final_obs`). `None` unless `any_reset`.
+    was_reset: Option<Py<PyArrayDyn<bool>>>,
+    /// `SameStep`: one row per entry with `was_reset` set, in entry order. `None` unless
+    /// `any_reset`.
+    final_obs: Option<Py<PyArrayDyn<u8>>>,
+    /// `recv`'s observations (one row per entry), when it was given no buffer to write.
+    obs: Option<Py<PyArrayDyn<u8>>>,
     /// Whether any entry has `lap_finished` (so the caller skips building empty infos).
     any_lap: bool,
     any_reset: bool,
@@ -55,10 +59,6 @@ fn closed() -> PyErr {
     PyRuntimeError::new_err("the pool is closed")
 }
 
-fn no_sub_env(i: usize) -> PyErr {
-    PyValueError::new_err(format!("no sub-env {i}"))
-}
-
 impl PyPool {
     fn pool(&self) -> PyResult<&Pool> {
         self.pool.as_ref().ok_or_else(closed)
@@ -78,34 +78,27 @@ impl PyPool {
     }
 
     fn with_env<T>(&self, i: usize, f: impl FnOnce(&mut CarRacing) -> T) -> PyResult<T> {
-        self.pool()?.with_env(i, f).ok_or_else(|| no_sub_env(i))
+        self.pool()?.with_env(i, f).map_err(to_py_err)
     }
 
-    /// `actions` for `count` sub-envs: `(count, 3)` float64 (continuous) or `(count,)` int64.
+    /// `actions` for `count` sub-envs: `(count, 3)` float64 or float32 (a policy's output, as
+    /// is) when continuous, `(count,)` int64 when discrete.
     fn actions(&self, actions: &Bound<'_, PyAny>, count: usize) -> PyResult<Vec<Action>> {
         if self.pool()?.spec().config.continuous {
-            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
-                PyValueError::new_err("continuous actions must be a float64 array of shape (n, 3)")
-            })?;
-            let view = a.as_array();
-            if view.shape() != [count, 3] {
-                return Err(PyValueError::new_err(format!(
-                    "actions must have shape ({count}, 3), got {:?}",
-                    view.shape()
-                )));
+            if let Ok(a) = actions.extract::<PyReadonlyArray2<'_, f32>>() {
+                return continuous(a.as_array(), count);
             }
-            Ok(view
-                .rows()
-                .into_iter()
-                .map(|r| Action::Continuous([r[0], r[1], r[2]]))
-                .collect())
-        } else {
-            let a: PyReadonlyArray1<i64> = actions.extract().map_err(|_| {
-                PyValueError::new_err("discrete actions must be an int64 array of shape (n,)")
+            let a: PyReadonlyArray2<f64> = actions.extract().map_err(|_| {
+                PyTypeError::new_err("continuous actions must be a 2-D float64 or float32 array")
             })?;
+            continuous(a.as_array(), count)
+        } else {
+            let a: PyReadonlyArray1<i64> = actions
+                .extract()
+                .map_err(|_| PyTypeError::new_err("discrete actions must be a 1-D int64 array"))?;
             let view = a.as_array();
             if view.len() != count {
-                return Err(PyValueError::new_err(format!(
+                return Err(InvalidAction::new_err(format!(
                     "actions must have shape ({count},), got ({},)",
                     view.len()
                 )));
@@ -114,11 +107,13 @@ impl PyPool {
         }
     }
 
-    /// Packs `(sub-env, result)` entries and the final observations into `StepResults`.
+    /// Packs `(sub-env, result)` entries, their observations (if handed over) and the final
+    /// observations into `StepResults`.
     fn results<'a>(
         &self,
         py: Python<'_>,
         entries: impl ExactSizeIterator<Item = (usize, &'a SlotResult)>,
+        obs: Option<Vec<u8>>,
         final_obs: Vec<u8>,
     ) -> PyResult<StepResults> {
         let n = entries.len();
@@ -139,29 +134,62 @@ impl PyPool {
             any_lap |= r.lap_finished.is_some();
             any_reset |= r.reset;
         }
-        let ob: usize = self.obs_shape.iter().product();
-        let mut final_shape = vec![final_obs.len() / ob.max(1)];
-        final_shape.extend(&self.obs_shape);
+        let rows = |data: &Vec<u8>| {
+            let ob: usize = self.obs_shape.iter().product();
+            let mut shape = vec![data.len() / ob.max(1)];
+            shape.extend(&self.obs_shape);
+            shape
+        };
+        let final_shape = rows(&final_obs);
         Ok(StepResults {
             env_ids: owned_array(py, ids, &[n])?.unbind(),
             rewards: owned_array(py, rewards, &[n])?.unbind(),
             terminated: owned_array(py, terminated, &[n])?.unbind(),
             truncated: owned_array(py, truncated, &[n])?.unbind(),
-            lap_finished: owned_array(py, lap, &[n])?.unbind(),
-            was_reset: owned_array(py, was_reset, &[n])?.unbind(),
-            final_obs: owned_array(py, final_obs, &final_shape)?.unbind(),
+            lap_finished: (any_lap || any_reset)
+                .then(|| owned_array(py, lap, &[n]).map(Bound::unbind))
+                .transpose()?,
+            was_reset: any_reset
+                .then(|| owned_array(py, was_reset, &[n]).map(Bound::unbind))
+                .transpose()?,
+            final_obs: any_reset
+                .then(|| owned_array(py, final_obs, &final_shape).map(Bound::unbind))
+                .transpose()?,
+            obs: obs
+                .map(|o| {
+                    let shape = rows(&o);
+                    owned_array(py, o, &shape).map(Bound::unbind)
+                })
+                .transpose()?,
             any_lap,
             any_reset,
         })
     }
 }
 
-fn env_ids(ids: PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
-    ids.as_array()
+/// Sub-env ids from a 1-D int64 or int32 array (`info["env_id"]` is int32); anything else is a
+/// `TypeError` (the Python layer converts it and tries again). A negative id is refused here;
+/// the pool checks the rest (range, repeats, in flight).
+fn env_ids(ids: &Bound<'_, PyAny>, num_envs: usize) -> PyResult<Vec<usize>> {
+    let values: Vec<i64> = if let Ok(a) = ids.extract::<PyReadonlyArray1<'_, i64>>() {
+        a.as_array().to_vec()
+    } else if let Ok(a) = ids.extract::<PyReadonlyArray1<'_, i32>>() {
+        a.as_array().iter().map(|&i| i64::from(i)).collect()
+    } else {
+        return Err(PyTypeError::new_err(
+            "env_id must be a 1-D int64 or int32 array",
+        ));
+    };
+    values
         .iter()
         .map(|&i| {
-            usize::try_from(i)
-                .map_err(|_| PyValueError::new_err(format!("env_id {i} is out of range")))
+            usize::try_from(i).map_err(|_| {
+                let bad: Vec<i64> = values.iter().copied().filter(|&v| v < 0).collect();
+                InvalidEnvId::new_err(format!(
+                    "env_id {bad:?} out of range: sub-envs are 0 to {}",
+                    num_envs.saturating_sub(1)
+                ))
+            })
         })
         .collect()
 }
@@ -169,13 +197,14 @@ fn env_ids(ids: PyReadonlyArray1<'_, i64>) -> PyResult<Vec<usize>> {
 #[pymethods]
 impl PyPool {
     #[new]
-    #[pyo3(signature = (*, spec, num_envs, num_threads, autoreset_mode, entropy))]
+    #[pyo3(signature = (*, spec, num_envs, num_threads, autoreset_mode, entropy, batch_size))]
     fn new(
         spec: SpecArgs,
         num_envs: usize,
         num_threads: usize,
         autoreset_mode: &str,
         entropy: Vec<u128>,
+        batch_size: usize,
     ) -> PyResult<Self> {
         let autoreset = match autoreset_mode {
             "next_step" => AutoresetMode::NextStep,
@@ -190,7 +219,8 @@ impl PyPool {
         let spec = spec.pool_spec(num_envs, autoreset);
         let words = entropy_words(&entropy);
         let mut poisoned = false;
-        let pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
+        let mut pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
+        pool.pack_batches_of(batch_size);
         Ok(PyPool {
             pool: Some(pool),
             results: vec![SlotResult::default(); num_envs],
@@ -209,6 +239,31 @@ impl PyPool {
     #[getter]
     fn in_flight(&self) -> PyResult<usize> {
         Ok(self.pool()?.in_flight())
+    }
+
+    /// Raises `AsyncOrderError` naming `call` while any sub-env is in flight.
+    fn check_at_rest(&self, call: &str) -> PyResult<()> {
+        self.pool()?
+            .check_nothing_in_flight(call)
+            .map_err(to_py_err)
+    }
+
+    /// Raises `AsyncOrderError` if a `recv` of `count` could never complete once `extra` more
+    /// sub-envs are sent.
+    fn check_receivable(&self, count: usize, extra: usize) -> PyResult<()> {
+        self.pool()?
+            .check_receivable(count, extra)
+            .map_err(to_py_err)
+    }
+
+    /// For tests only: every later step of sub-env `env_id` first sleeps `delay` seconds, then
+    /// fails as a bug would if `fail` (see `pool::Fault`).
+    #[pyo3(signature = (env_id, *, delay, fail))]
+    fn _inject_fault(&self, env_id: usize, delay: f64, fail: bool) -> PyResult<()> {
+        let delay = Duration::try_from_secs_f64(delay)
+            .map_err(|_| PyValueError::new_err(format!("bad delay {delay}")))?;
+        let fault = Fault { delay, panic: fail };
+        self.pool()?.inject_fault(env_id, fault).map_err(to_py_err)
     }
 
     /// For a process forked from the one that made the pool: lets go of its worker threads
@@ -289,18 +344,14 @@ impl PyPool {
                 }
             }
         }
-        self.results(py, self.results.iter().enumerate(), final_rows)
+        self.results(py, self.results.iter().enumerate(), None, final_rows)
     }
 
     /// EnvPool's `send`: sub-envs `env_ids` step with `actions` in the background.
     #[pyo3(signature = (*, actions, env_ids))]
-    fn send(
-        &mut self,
-        actions: &Bound<'_, PyAny>,
-        env_ids: PyReadonlyArray1<'_, i64>,
-    ) -> PyResult<()> {
+    fn send(&mut self, actions: &Bound<'_, PyAny>, env_ids: &Bound<'_, PyAny>) -> PyResult<()> {
         self.check_not_poisoned()?;
-        let ids = self::env_ids(env_ids)?;
+        let ids = self::env_ids(env_ids, self.pool()?.spec().num_envs)?;
         let acts = self.actions(actions, ids.len())?;
         let mut poisoned = false;
         let pool = self.pool_mut()?;
@@ -311,13 +362,13 @@ impl PyPool {
     #[pyo3(signature = (*, env_ids, seeds, randomize))]
     fn send_reset(
         &mut self,
-        env_ids: PyReadonlyArray1<'_, i64>,
+        env_ids: &Bound<'_, PyAny>,
         seeds: SeedWords,
         randomize: Option<bool>,
     ) -> PyResult<()> {
-        let ids = self::env_ids(env_ids)?;
-        let mut poisoned = false;
         let n = self.pool()?.spec().num_envs;
+        let ids = self::env_ids(env_ids, n)?;
+        let mut poisoned = false;
         let pool = self.pool_mut()?;
         guarded(&mut poisoned, || pool.send_reset(&ids, &seeds, randomize))?;
         // Resetting every sub-env recovers from an interrupted step.
@@ -327,39 +378,76 @@ impl PyPool {
         Ok(())
     }
 
-    /// EnvPool's `recv`: the first `count` sub-envs to finish (observations into `obs`, in
-    /// ascending sub-env order). `timeout` in seconds (`None`: wait as long as it takes).
+    /// EnvPool's `recv`: the first `count` sub-envs to finish, ascending. Their observations
+    /// are written into `obs` if given, else handed over as `StepResults.obs` (the block a
+    /// helper packed, without a copy). `timeout` in seconds (`None`: wait as long as it
+    /// takes). A failed job raises, naming its sub-env; the others stay in flight for the
+    /// next `recv`.
     #[pyo3(signature = (*, count, obs, timeout))]
     fn recv(
         &mut self,
         py: Python<'_>,
         count: usize,
-        obs: &Bound<'_, PyArrayDyn<u8>>,
+        obs: Option<&Bound<'_, PyArrayDyn<u8>>>,
         timeout: Option<f64>,
     ) -> PyResult<StepResults> {
-        let timeout = timeout
-            .map(|t| {
-                Duration::try_from_secs_f64(t).map_err(|_| {
-                    PyValueError::new_err(format!(
-                        "timeout must be a non-negative number of seconds, got {t}"
-                    ))
-                })
-            })
-            .transpose()?;
-        let mut obs = obs.readwrite();
-        let len = obs.len();
-        let out = batch_slice(&mut obs, len, "observation")?;
+        let timeout = duration(timeout)?;
+        let mut buffer = obs.map(|o| o.readwrite());
+        let out = match &mut buffer {
+            Some(b) => {
+                let len = b.len();
+                Some(batch_slice(b, len, "observation")?)
+            }
+            None => None,
+        };
         let pool = self.pool.as_mut().ok_or_else(closed)?;
-        let mut final_rows = Vec::new();
+        // A failed job comes back as `SubEnvFailed`: only its sub-env needs a reset, and the
+        // pool refuses it until then. Anything else internal needs a full reset.
         let mut poisoned = false;
         let got = py
             .detach(|| {
                 guarded(&mut poisoned, || {
-                    pool.recv(count, timeout, out, &mut final_rows)
+                    let got = pool.recv(count, timeout)?;
+                    if let Some(out) = out {
+                        if out.len() != got.obs.len() {
+                            return Err(crate::error::Error::InvalidArgument(format!(
+                                "observation buffer holds {} bytes, expected {}",
+                                out.len(),
+                                got.obs.len()
+                            )));
+                        }
+                        out.copy_from_slice(&got.obs);
+                    }
+                    Ok(got)
                 })
             })
             .inspect_err(|_| self.poisoned |= poisoned)?;
-        self.results(py, got.iter().map(|(i, r)| (*i, r)), final_rows)
+        let entries = got.ids.iter().copied().zip(&got.results);
+        let handed = obs.is_none().then_some(got.obs);
+        self.results(py, entries, handed, got.final_obs)
+    }
+
+    /// Gymnasium's `step_wait`/`reset_wait`: waits for every sub-env in flight, writes every
+    /// sub-env's latest observation into `obs` and returns the results of those received. A
+    /// failed job hands every sub-env back and requires `reset()`.
+    #[pyo3(signature = (*, obs, timeout))]
+    fn wait(
+        &mut self,
+        py: Python<'_>,
+        obs: &Bound<'_, PyArrayDyn<u8>>,
+        timeout: Option<f64>,
+    ) -> PyResult<StepResults> {
+        let timeout = duration(timeout)?;
+        let mut obs = obs.readwrite();
+        let len = obs.len();
+        let out = batch_slice(&mut obs, len, "observation")?;
+        let pool = self.pool.as_mut().ok_or_else(closed)?;
+        let mut poisoned = false;
+        let got = py
+            .detach(|| guarded(&mut poisoned, || pool.wait_all(timeout, out)))
+            .inspect_err(|_| self.poisoned |= poisoned)?;
+        let entries = got.ids.iter().copied().zip(&got.results);
+        self.results(py, entries, None, got.final_obs)
     }
 
     /// Draws sub-env `i` at `width`×`height`.
@@ -371,9 +459,7 @@ impl PyPool {
         height: usize,
         skid_marks: bool,
     ) -> PyResult<Bound<'py, PyArray3<u8>>> {
-        let pool = self.pool()?;
-        pool.with_env(i, |env| render_array(py, env, width, height, skid_marks))
-            .ok_or_else(|| no_sub_env(i))?
+        self.with_env(i, |env| render_array(py, env, width, height, skid_marks))?
     }
 
     /// The state accessor `name` of sub-env `i` (`track`, `tile_visited`, `road_colors`,
@@ -400,4 +486,35 @@ impl PyPool {
     fn set_rng_state(&mut self, i: usize, state: RngState) -> PyResult<()> {
         self.with_env(i, |env| env.set_rng(generator_from(state)))
     }
+}
+
+/// Continuous actions from the rows of a `(count, 3)` array.
+fn continuous<T: Copy + Into<f64>>(
+    view: numpy::ndarray::ArrayView2<'_, T>,
+    count: usize,
+) -> PyResult<Vec<Action>> {
+    if view.shape() != [count, 3] {
+        return Err(InvalidAction::new_err(format!(
+            "actions must have shape ({count}, 3), got {:?}",
+            view.shape()
+        )));
+    }
+    Ok(view
+        .rows()
+        .into_iter()
+        .map(|r| Action::Continuous([r[0].into(), r[1].into(), r[2].into()]))
+        .collect())
+}
+
+/// A timeout in seconds as a `Duration` (`None`: no timeout).
+fn duration(timeout: Option<f64>) -> PyResult<Option<Duration>> {
+    timeout
+        .map(|t| {
+            Duration::try_from_secs_f64(t).map_err(|_| {
+                PyValueError::new_err(format!(
+                    "timeout must be a non-negative number of seconds, got {t}"
+                ))
+            })
+        })
+        .transpose()
 }

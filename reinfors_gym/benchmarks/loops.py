@@ -1,0 +1,503 @@
+"""The policy loops of asynchronous stepping, side by side: how close each loop comes to the
+policy alone (its ceiling), for policies that leave cores free and one that does not.
+
+    reinfors-gym bench --loops [--trials 5] [--seconds 4] [--out docs]
+    python bench/bench_loops.py [--trials 5] [--seconds 4] [--json docs/async_loops.json]
+
+Policies (each a group of loops):
+
+- ``device``: holds the loop 2 ms without a core (a sleep), as a GPU or an inference server
+  does, then returns its actions;
+- ``cnn-1``: CleanRL's Nature CNN on one torch thread (a core left free);
+- ``cnn-all``: the same CNN on every core (nothing left free), and ``cnn-all-passive`` with
+  ``OMP_WAIT_POLICY=PASSIVE`` (PyTorch's OpenMP workers sleep between kernels instead of
+  spinning).
+
+Loops, 16 sub-envs in batches of 8: ``ceiling`` (the policy alone on a fixed batch of 8),
+``step`` (the 8-env step alone, default threads), ``sync`` (8 envs: obs, policy, step),
+``async`` (16 envs: ``recv`` 8, policy, ``send``) and ``envpool-async`` (EnvPool's loop, the
+same). The serial bound is a loop that overlaps nothing: the policy alone plus the step alone,
+both measured in the same run.
+
+Every measurement runs in its own process; each trial runs all of them, the order reversed
+from one trial to the next; reports give medians and ranges.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .harness import alternating, load_average, machine_info, run_worker, summarize, usable_cores
+
+SCHEMA = "reinfors-gym-loops/1"
+DEVICE_MS = 2.0
+NUM_ENVS, BATCH = 16, 8
+LOOPS = ("ceiling", "step", "sync", "async", "envpool-async")
+
+
+@dataclass(frozen=True)
+class Group:
+    """One policy and how it runs."""
+
+    name: str
+    title: str
+    policy: str  # "device" or "cnn"
+    torch_threads: int = 0
+    omp_wait_policy: str | None = None
+
+
+def groups(cores: int) -> list[Group]:
+    return [
+        Group("device", f"device-like: holds the loop {DEVICE_MS:g} ms without a core", "device"),
+        Group("cnn-1", "Nature CNN on 1 torch thread", "cnn", 1),
+        Group("cnn-all", f"Nature CNN on {cores} torch threads (every core)", "cnn", cores),
+        Group(
+            "cnn-all-passive",
+            f"the same, OMP_WAIT_POLICY=PASSIVE ({cores} torch threads)",
+            "cnn",
+            cores,
+            "PASSIVE",
+        ),
+    ]
+
+
+# --------------------------------------------------------------------------- in the worker
+
+
+def make_policy(policy: str, torch_threads: int) -> Callable[[Any], Any]:
+    """`act(obs) -> actions`, clipped to the action box as CleanRL clips before stepping."""
+    import numpy as np
+
+    low = np.array([-1.0, 0.0, 0.0], np.float32)
+    high = np.array([1.0, 1.0, 1.0], np.float32)
+    if policy == "device":
+        actions: dict[int, Any] = {}
+
+        def device(obs: Any) -> Any:
+            time.sleep(DEVICE_MS / 1000)  # the device works; this thread holds no core
+            n = len(obs)
+            if n not in actions:
+                actions[n] = np.tile(np.array([0.0, 0.5, 0.0], np.float32), (n, 1))
+            return actions[n]
+
+        return device
+    if policy == "cnn":
+        from .systems import _nature_cnn_agent
+
+        cnn = _nature_cnn_agent(torch_threads)
+        return lambda obs: np.clip(cnn(obs), low, high)
+    raise ValueError(f"no policy {policy!r}")
+
+
+def _make_env(loop: str, num_envs: int, batch_size: int):
+    if loop == "envpool-async":
+        import envpool
+
+        from .systems import _quiet_gym
+
+        _quiet_gym()
+        return envpool.make_gymnasium(
+            "CarRacing-v3", num_envs=num_envs, batch_size=batch_size, num_threads=usable_cores()
+        )
+    import reinfors_gym
+
+    if loop == "async":
+        return reinfors_gym.CarRacingVectorEnv(num_envs, batch_size=batch_size)
+    return reinfors_gym.CarRacingVectorEnv(batch_size)
+
+
+def measure(
+    policy: str,
+    loop: str,
+    torch_threads: int,
+    num_envs: int,
+    batch_size: int,
+    seconds: float,
+    warmup: float,
+    omp_wait_policy: str | None = None,
+) -> dict[str, float]:
+    """One loop for `seconds` after `warmup`: env steps/s, and the medians of its phases per
+    iteration (ms): the policy, and the env (a step, or recv plus send)."""
+    if omp_wait_policy:
+        # Read by the OpenMP runtime when torch loads it, which is below.
+        os.environ["OMP_WAIT_POLICY"] = omp_wait_policy
+    import numpy as np
+
+    act = make_policy(policy, torch_threads)
+    clock = time.perf_counter
+    if loop == "ceiling":
+        obs0 = np.random.default_rng(0).integers(0, 256, (batch_size, 96, 96, 3), np.uint8)
+
+        def iteration() -> tuple[float, float]:
+            t0 = clock()
+            act(obs0)
+            return clock() - t0, 0.0
+
+        return _timed(iteration, batch_size, seconds, warmup)
+    env = _make_env(loop, num_envs, batch_size)
+    if loop == "step":
+        fixed = np.tile(np.array([0.0, 0.3, 0.0]), (batch_size, 1))
+        env.reset(seed=0)
+
+        def iteration() -> tuple[float, float]:
+            t0 = clock()
+            env.step(fixed)
+            return 0.0, clock() - t0
+
+    elif loop == "sync":
+        state = {"obs": env.reset(seed=0)[0]}
+
+        def iteration() -> tuple[float, float]:
+            t0 = clock()
+            actions = act(state["obs"])
+            t1 = clock()
+            state["obs"] = env.step(actions)[0]
+            return t1 - t0, clock() - t1
+
+    elif loop in ("async", "envpool-async"):
+        env.async_reset()
+
+        def iteration() -> tuple[float, float]:
+            t0 = clock()
+            obs, _, _, _, info = env.recv()
+            t1 = clock()
+            actions = act(obs)
+            t2 = clock()
+            env.send(actions, info["env_id"])
+            return t2 - t1, (t1 - t0) + (clock() - t2)
+
+    else:
+        raise ValueError(f"no loop {loop!r}")
+    try:
+        return _timed(iteration, batch_size, seconds, warmup)
+    finally:
+        env.close()
+
+
+def _timed(
+    iteration: Callable[[], tuple[float, float]], batch: int, seconds: float, warmup: float
+) -> dict[str, float]:
+    def run(duration: float) -> tuple[int, float, list[float], list[float]]:
+        policy, env = [], []
+        start = time.perf_counter()
+        while True:
+            p, e = iteration()
+            policy.append(p)
+            env.append(e)
+            elapsed = time.perf_counter() - start
+            if elapsed >= duration:
+                return len(policy), elapsed, policy, env
+
+    if warmup > 0:
+        run(warmup)
+    n, elapsed, policy, env = run(seconds)
+    return {
+        "steps_per_s": n * batch / elapsed,
+        "policy_ms": 1e3 * statistics.median(policy),
+        "env_ms": 1e3 * statistics.median(env),
+    }
+
+
+# --------------------------------------------------------------------------- the plan
+
+
+@dataclass
+class Config:
+    trials: int = 5
+    seconds: float = 4.0
+    warmup: float = 1.0
+    num_envs: int = NUM_ENVS
+    batch_size: int = BATCH
+    groups: tuple[str, ...] = ()  # default: all
+    quick: bool = False
+
+
+@dataclass
+class Row:
+    group: str
+    loop: str
+    params: dict[str, Any]
+    trials: list[dict[str, float]] = field(default_factory=list)
+    skipped: str | None = None
+
+    @property
+    def id(self) -> str:
+        return f"{self.group}:{self.loop}"
+
+
+def plan(config: Config, cores: int | None = None) -> tuple[list[Group], list[Row]]:
+    every = groups(cores or usable_cores())
+    chosen = [g for g in every if g.name in config.groups or not config.groups]
+    rows = []
+    for g in chosen:
+        for loop in LOOPS:
+            params = {
+                "policy": g.policy,
+                "loop": loop,
+                "torch_threads": g.torch_threads,
+                "num_envs": config.num_envs,
+                "batch_size": config.batch_size,
+                "seconds": config.seconds,
+                "warmup": config.warmup,
+            }
+            if g.omp_wait_policy:
+                params["omp_wait_policy"] = g.omp_wait_policy
+            rows.append(Row(g.name, loop, params))
+    return chosen, rows
+
+
+def _missing(row: Row) -> str | None:
+    import importlib.util
+
+    need = ["torch"] if row.params["policy"] == "cnn" else []
+    need += ["envpool"] if row.loop == "envpool-async" else []
+    for module in need:
+        if importlib.util.find_spec(module) is None:
+            return f"not installed ({module})"
+    return None
+
+
+Worker = Callable[[str, dict[str, Any], float], dict[str, Any]]
+
+
+def run_rows(
+    rows: list[Row],
+    trials: int,
+    progress: Callable[[str], None] | None = print,
+    worker: Worker | None = None,
+) -> list[Row]:
+    """Every row `trials` times; each trial runs all rows, in reverse order every other trial.
+    `worker` runs one measurement (default: in its own process)."""
+    say = progress or (lambda _msg: None)
+    worker = worker or run_worker
+    for r in rows:
+        r.skipped = _missing(r)
+    for trial in range(trials):
+        for r in alternating(rows, trial):
+            if r.skipped:
+                continue
+            out = worker("loop", r.params, 120.0 + 4 * r.params["seconds"])
+            if "skipped" in out or "error" in out:
+                r.skipped = out.get("skipped") or f"failed: {out['error']}"
+                say(f"{r.id}: skipped ({r.skipped})")
+                continue
+            r.trials.append({k: float(v) for k, v in out.items()})
+            say(f"trial {trial + 1}/{trials} {r.id}: {out['steps_per_s']:,.0f} steps/s")
+    return rows
+
+
+# --------------------------------------------------------------------------- what it shows
+
+
+def _median(rows: dict[str, dict[str, Any]], loop: str) -> float | None:
+    row = rows.get(loop)
+    if not row or row["skipped"] or not row["stats"]:
+        return None
+    return float(row["stats"]["steps_per_s"]["median"])
+
+
+def summarize_group(rows: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Medians and the ratios the issue asks about, from one group's rows keyed by loop."""
+    ceiling, step = _median(rows, "ceiling"), _median(rows, "step")
+    sync, asy, pool = _median(rows, "sync"), _median(rows, "async"), _median(rows, "envpool-async")
+    out: dict[str, float] = {}
+    for key, value in (
+        ("ceiling", ceiling),
+        ("step", step),
+        ("sync", sync),
+        ("async", asy),
+        ("envpool_async", pool),
+    ):
+        if value is not None:
+            out[key] = value
+    if ceiling and step:
+        # A batch costs the policy's time plus the step's: rates add as resistances do.
+        out["serial_bound"] = 1.0 / (1.0 / ceiling + 1.0 / step)
+        out["bound_of_ceiling"] = out["serial_bound"] / ceiling
+    if ceiling:
+        for key, value in (("async", asy), ("sync", sync), ("envpool_async", pool)):
+            if value is not None:
+                out[f"{key}_of_ceiling"] = value / ceiling
+    if asy and sync:
+        out["async_over_sync"] = asy / sync
+    if asy and pool:
+        out["async_over_envpool"] = asy / pool
+    if sync and "serial_bound" in out:
+        out["sync_of_bound"] = sync / out["serial_bound"]
+    return out
+
+
+#: What issue 34 asks of each group: (ratio, at least).
+TARGETS = {
+    "device": (("async_of_ceiling", 0.97), ("async_over_sync", 1.15), ("async_over_envpool", 2.0)),
+    "cnn-1": (("async_of_ceiling", 0.93), ("async_over_sync", 1.2)),
+    "cnn-all": (("async_over_sync", 0.98), ("sync_of_bound", 0.90)),
+}
+
+
+def checks(summary: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
+    out = []
+    for group, targets in TARGETS.items():
+        for key, least in targets:
+            value = summary.get(group, {}).get(key)
+            out.append(
+                {
+                    "group": group,
+                    "ratio": key,
+                    "at_least": least,
+                    "value": value,
+                    "met": value is not None and value >= least,
+                }
+            )
+    return out
+
+
+def _row_doc(r: Row) -> dict[str, Any]:
+    stats = {}
+    if r.trials:
+        stats = {k: summarize(t[k] for t in r.trials) for k in r.trials[0]}
+    return {
+        "id": r.id,
+        "group": r.group,
+        "loop": r.loop,
+        "params": r.params,
+        "trials": r.trials,
+        "stats": stats,
+        "skipped": r.skipped,
+    }
+
+
+def run(
+    config: Config,
+    progress: Callable[[str], None] | None = print,
+    command: str | None = None,
+    worker: Worker | None = None,
+) -> dict[str, Any]:
+    """Runs the loops and returns the results document (see `validate`)."""
+    started = datetime.now(timezone.utc)
+    load_before = load_average()
+    chosen, rows = plan(config)
+    run_rows(rows, config.trials, progress, worker)
+    docs = [_row_doc(r) for r in rows]
+    summary = {
+        g.name: summarize_group({d["loop"]: d for d in docs if d["group"] == g.name})
+        for g in chosen
+    }
+    cfg = asdict(config)
+    cfg["groups"] = [g.name for g in chosen]
+    return {
+        "schema": SCHEMA,
+        "created": started.isoformat(timespec="seconds"),
+        "duration_s": round((datetime.now(timezone.utc) - started).total_seconds(), 1),
+        "command": command or "reinfors-gym bench --loops",
+        "machine": machine_info(),
+        "load_average": {"before": load_before, "after": load_average()},
+        "config": cfg,
+        "groups": [asdict(g) for g in chosen],
+        "rows": docs,
+        "summary": summary,
+        "checks": checks(summary),
+    }
+
+
+def validate(doc: Any) -> dict[str, Any]:
+    """Checks a loops results document's shape; returns it, or raises ValueError."""
+
+    def need(cond: bool, what: str) -> None:
+        if not cond:
+            raise ValueError(f"not a reinfors-gym loops result: {what}")
+
+    need(isinstance(doc, dict), "top level must be an object")
+    need(doc.get("schema") == SCHEMA, f"schema must be {SCHEMA!r}")
+    for key, kind in (("machine", dict), ("config", dict), ("groups", list), ("rows", list)):
+        need(isinstance(doc.get(key), kind), f"{key!r} must be a {kind.__name__}")
+    need(isinstance(doc.get("summary"), dict), "'summary' must be an object")
+    names = {g["name"] for g in doc["groups"]}
+    for row in doc["rows"]:
+        need(row.get("group") in names and row.get("loop") in LOOPS, f"row {row.get('id')}")
+        for name, s in row["stats"].items():
+            need(s["min"] <= s["median"] <= s["max"], f"stats {name!r} of {row['id']} unordered")
+    return doc
+
+
+def dump(doc: dict[str, Any], path: Path) -> None:
+    validate(doc)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2) + "\n")
+
+
+def load(path: Path) -> dict[str, Any]:
+    return validate(json.loads(Path(path).read_text()))
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def console(doc: dict[str, Any]) -> str:
+    """One table per policy, then what the issue asks and whether it holds."""
+    cfg = doc["config"]
+    lines = [
+        f"Policy loops: {cfg['num_envs']} envs, batches of {cfg['batch_size']}; "
+        f"medians of {cfg['trials']} interleaved trial(s), env steps/s "
+        f"(load average before {doc['load_average']['before']}, after "
+        f"{doc['load_average']['after']})"
+    ]
+    for g in doc["groups"]:
+        lines += ["", g["title"]]
+        for row in (r for r in doc["rows"] if r["group"] == g["name"]):
+            if row["skipped"]:
+                lines.append(f"  {row['loop']:<14} skipped: {row['skipped']}")
+                continue
+            s = row["stats"]
+            rate = s["steps_per_s"]
+            phases = f"policy {s['policy_ms']['median']:.3f} ms, env {s['env_ms']['median']:.3f} ms"
+            lines.append(
+                f"  {row['loop']:<14} {rate['median']:>8,.0f}  ({rate['min']:,.0f}-"
+                f"{rate['max']:,.0f})  {phases}"
+            )
+        ratios = ", ".join(f"{k} {v:.3f}" for k, v in doc["summary"][g["name"]].items() if "_" in k)
+        lines.append(f"  ratios: {ratios}")
+    lines += ["", "Issue 34's targets:"]
+    for c in doc["checks"]:
+        value = "n/a" if c["value"] is None else f"{c['value']:.3f}"
+        verdict = "met" if c["met"] else "NOT met"
+        lines.append(f"  {c['group']:<8} {c['ratio']:<20} {value:>6} >= {c['at_least']}: {verdict}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """bench/bench_loops.py: the loops, a console report, and the JSON if asked."""
+    import argparse
+    import shlex
+    import sys
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=Config.trials)
+    parser.add_argument("--seconds", type=float, default=Config.seconds)
+    parser.add_argument("--warmup", type=float, default=Config.warmup)
+    parser.add_argument("--groups", default="", help="comma-separated groups (default: all)")
+    parser.add_argument("--json", type=Path, help="write the results document here")
+    args = parser.parse_args(argv)
+    config = Config(
+        trials=args.trials,
+        seconds=args.seconds,
+        warmup=args.warmup,
+        groups=tuple(g for g in args.groups.split(",") if g),
+    )
+    from .harness import print_machine_info
+
+    print_machine_info()
+    argv = sys.argv[1:] if argv is None else argv
+    doc = run(config, command=" ".join(["python bench/bench_loops.py", *map(shlex.quote, argv)]))
+    print(console(doc))
+    if args.json:
+        dump(doc, args.json)
+        print(f"wrote {args.json}")

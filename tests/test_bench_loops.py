@@ -1,0 +1,117 @@
+"""The policy-loops benchmark (`reinfors-gym bench --loops`) without timing anything: its plan,
+the serial bound and ratios, the results document, the console report and the command line;
+and each loop run for a moment on the real env with the device-like policy."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from reinfors_gym import cli
+from reinfors_gym.benchmarks import loops
+
+
+def _fake_worker(kind: str, params: dict, timeout: float) -> dict:
+    """Rates by loop: the policy alone 1000, the step alone 9000, async near the ceiling."""
+    assert kind == "loop"
+    rate = {"ceiling": 1000.0, "step": 9000.0, "sync": 850.0, "async": 980.0}
+    rate["envpool-async"] = 400.0
+    if params["policy"] == "cnn" and params["torch_threads"] > 1:
+        rate["async"] = 845.0  # nothing to overlap
+    return {"steps_per_s": rate[params["loop"]], "policy_ms": 2.0, "env_ms": 0.2}
+
+
+@pytest.fixture(autouse=True)
+def _all_installed(monkeypatch):
+    monkeypatch.setattr(loops, "_missing", lambda row: None)
+
+
+def test_plan_has_every_loop_of_every_policy():
+    chosen, rows = loops.plan(loops.Config(), cores=2)
+    assert [g.name for g in chosen] == ["device", "cnn-1", "cnn-all", "cnn-all-passive"]
+    assert len(rows) == 4 * len(loops.LOOPS) and len({r.id for r in rows}) == len(rows)
+    threads = {r.group: r.params["torch_threads"] for r in rows}
+    assert threads == {"device": 0, "cnn-1": 1, "cnn-all": 2, "cnn-all-passive": 2}
+    passive = {r.group for r in rows if r.params.get("omp_wait_policy") == "PASSIVE"}
+    assert passive == {"cnn-all-passive"}
+    _, some = loops.plan(loops.Config(groups=("device",)), cores=2)
+    assert {r.group for r in some} == {"device"}
+
+
+def test_serial_bound_and_ratios():
+    rows = {
+        loop: {"skipped": None, "stats": {"steps_per_s": {"median": rate}}}
+        for loop, rate in (("ceiling", 1000.0), ("step", 9000.0), ("sync", 850.0))
+    }
+    rows["async"] = {"skipped": None, "stats": {"steps_per_s": {"median": 970.0}}}
+    rows["envpool-async"] = {"skipped": "not installed (envpool)", "stats": {}}
+    s = loops.summarize_group(rows)
+    # A batch takes the policy's time plus the step's: 1 ms + 1/9 ms per 1000 steps/s.
+    assert s["serial_bound"] == pytest.approx(900.0)
+    assert s["bound_of_ceiling"] == pytest.approx(0.9)
+    assert s["async_of_ceiling"] == pytest.approx(0.97)
+    assert s["async_over_sync"] == pytest.approx(970 / 850)
+    assert s["sync_of_bound"] == pytest.approx(850 / 900)
+    assert "envpool_async" not in s and "async_over_envpool" not in s
+
+
+def test_a_run_gives_a_valid_document_with_the_issues_checks(tmp_path):
+    config = loops.Config(trials=3, seconds=0.1, warmup=0.0)
+    doc = loops.run(config, progress=None, worker=_fake_worker)
+    assert loops.validate(doc) is doc
+    assert all(len(r["trials"]) == 3 and not r["skipped"] for r in doc["rows"])
+    device = doc["summary"]["device"]
+    assert device["async_of_ceiling"] == pytest.approx(0.98)
+    assert device["async_over_envpool"] == pytest.approx(980 / 400)
+    checks = {(c["group"], c["ratio"]): c for c in doc["checks"]}
+    assert checks[("device", "async_of_ceiling")]["met"]
+    assert checks[("device", "async_over_sync")]["met"]  # 980 / 850 = 1.15
+    assert not checks[("cnn-1", "async_over_sync")]["met"]  # 1.15 < 1.2
+    assert checks[("cnn-all", "async_over_sync")]["value"] == pytest.approx(845 / 850)
+    text = loops.console(doc)
+    assert "Issue 34's targets" in text and "NOT met" in text
+    path = tmp_path / "async_loops.json"
+    loops.dump(doc, path)
+    assert loops.load(path) == json.loads(path.read_text())
+    with pytest.raises(ValueError, match="schema"):
+        loops.validate({**doc, "schema": "nope"})
+
+
+def test_a_failing_loop_is_skipped_not_fatal():
+    def worker(kind: str, params: dict, timeout: float) -> dict:
+        if params["loop"] == "envpool-async":
+            return {"error": "RuntimeError: boom"}
+        return _fake_worker(kind, params, timeout)
+
+    doc = loops.run(loops.Config(trials=2, groups=("device",)), progress=None, worker=worker)
+    pool = next(r for r in doc["rows"] if r["loop"] == "envpool-async")
+    assert pool["skipped"].startswith("failed") and not pool["trials"]
+    assert "async_over_envpool" not in doc["summary"]["device"]
+
+
+def test_the_command_line_writes_the_document(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(loops, "run_worker", _fake_worker)
+    code = cli.main(["bench", "--loops", "--quick", "--out", str(tmp_path)])
+    assert code == 0
+    doc = loops.load(tmp_path / "async_loops.json")
+    assert doc["config"]["trials"] == 1 and doc["config"]["quick"]
+    assert "wrote" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("loop", ["ceiling", "step", "sync", "async"])
+def test_each_loop_runs_on_the_real_env(loop):
+    out = loops.measure(
+        policy="device",
+        loop=loop,
+        torch_threads=0,
+        num_envs=4,
+        batch_size=2,
+        seconds=0.05,
+        warmup=0.0,
+    )
+    assert out["steps_per_s"] > 0 and math.isfinite(out["policy_ms"] + out["env_ms"])
+    # The device-like policy holds each iteration 2 ms.
+    if loop != "step":
+        assert out["policy_ms"] >= 1.9
