@@ -198,7 +198,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ev = p.add_argument_group("evaluation of the exported policy (examples/evaluate.py)")
     ev.add_argument(
         "--eval-seeds",
-        default="10000-10099",
+        default="11000-11099",
         help="A-B inclusive, or a comma list; '' skips. The default is the recipe's test block "
         "(docs/training.md): use validation seeds of your own (2000-2049) to compare variants",
     )
