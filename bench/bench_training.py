@@ -29,6 +29,15 @@ Each side's `--sides` name is in parentheses.
 - **The policy alone** (`policy-alone`): the same synchronous loop with no env (`NoGames`: the
   same frames every decision, no reward, no episode end). Its rate is the physical limit of a
   loop that runs the policy's forward passes and updates one after the other on these cores.
+- **The policy alone, the learner before** (`policy-alone-before`): the same loop with the
+  learner as it was before the profile (`FramesEachMinibatch`: the frames pooled and scaled in
+  every minibatch's forward pass, not once per batch), so that one run gives the learner's own
+  rate before and after that change (both use the fused Adam).
+
+Each trial also measures this machine's matmul peak (`matmul_gflops`); with the FLOPs of one
+decision (`flops_per_decision`: its forward pass while collecting, plus its share of the PPO
+epochs' forward and backward passes) it gives the FLOP-bound limit in decisions/s, and each
+side's fraction of it (`learner_limit`).
 
 The two anchors run the usual synchronous PPO loop (collect a batch with one forward pass per
 decision, then train on it): actions sampled as the collector samples them, GAE in NumPy, and a
