@@ -87,13 +87,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=1, help="training seed (tracks, sampling, torch)")
     p.add_argument("--out", type=Path, default=Path("out/train"), help="output folder")
     run = p.add_argument_group("budget")
-    run.add_argument("--total-decisions", type=int, default=4_000_000, help="decisions in all")
+    run.add_argument(
+        "--total-decisions",
+        type=int,
+        default=800_000,
+        help="decisions in all; the learning rate anneals over this or --max-minutes, whichever "
+        "is nearer",
+    )
     run.add_argument(
         "--max-minutes",
         type=float,
-        default=28.0,
+        default=13.5,
         help="stop training after this many minutes (0: no limit), so that the export lands "
-        "within 30 minutes of the start on two cores",
+        "within 15 minutes of the start on two cores",
     )
     obs = p.add_argument_group("observation (native in the collector, Gymnasium's wrappers)")
     obs.add_argument("--frame-skip", type=int, default=4, help="simulation steps per decision")
@@ -139,7 +145,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     reward.add_argument(
         "--cut-without-progress",
         type=int,
-        default=0,
+        default=100,
         help="cut a training episode after this many simulation steps without a new tile (a "
         "truncation; rf.learners.Ppo(cut_without_progress=...)); 0 never cuts",
     )
