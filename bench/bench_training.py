@@ -29,6 +29,9 @@ Each side's `--sides` name is in parentheses.
 - **The policy alone** (`policy-alone`): the same synchronous loop with no env (`NoGames`: the
   same frames every decision, no reward, no episode end). Its rate is the physical limit of a
   loop that runs the policy's forward passes and updates one after the other on these cores.
+- **reinfors-gym, the learner before** (`reinfors-gym-before`): `examples/` as of commit
+  `LEARNER_BEFORE`, before the learner's rework, run the same way (it needs this checkout's git
+  history): the 28-minute recipe's learner, end to end.
 - **The policy alone, the learner before** (`policy-alone-before`): the same loop with the
   learner as it was before the profile (`FramesEachMinibatch`: the frames pooled and scaled in
   every minibatch's forward pass, not once per batch), so that one run gives the learner's own
@@ -112,21 +115,47 @@ def decisions_per_second(scalars_csv: Path) -> float:
     return decisions / (float(last["wall_s"]) - float(first["wall_s"]))
 
 
-def ours(updates: int) -> float:
-    """Decisions/s of `examples/train.py` over its updates after the first."""
+def train_py_rate(examples: Path, updates: int) -> float:
+    """Decisions/s of `examples/train.py` (from the folder `examples`) over its updates after
+    the first."""
     with tempfile.TemporaryDirectory() as out:
         cmd = [
-            sys.executable, str(EXAMPLES / "train.py"),
+            sys.executable, str(examples / "train.py"),
             "--total-decisions", str(updates * RECIPE.collect_size),
             "--max-minutes", "0",  # the decisions alone end the run
             "--eval-seeds", "",  # no evaluation: only training is measured
+            # No snapshot scored between updates (they would count in the rate); the last
+            # update's, after the loop, does not.
+            "--select-snapshots", "0",
             "--device", "cpu",  # where the anchors train
             "--out", out,
         ]  # fmt: skip
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
-            sys.exit(f"examples/train.py failed ({done.returncode}):\n{done.stderr[-4000:]}")
+            sys.exit(f"{examples}/train.py failed ({done.returncode}):\n{done.stderr[-4000:]}")
         return decisions_per_second(Path(out) / "scalars.csv")
+
+
+def ours(updates: int) -> float:
+    return train_py_rate(EXAMPLES, updates)
+
+
+#: The last commit before the learner's rework (issue 37): its examples/ run the recipe of the
+#: 28-minute runs with the learner as it was, on today's package.
+LEARNER_BEFORE = "d44ae49"
+
+
+def ours_before(updates: int) -> float:
+    """`examples/train.py` as of `LEARNER_BEFORE` (needs this checkout's git history)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        archive = subprocess.run(
+            ["git", "-C", str(EXAMPLES.parent), "archive", LEARNER_BEFORE, "examples"],
+            capture_output=True,
+        )
+        if archive.returncode != 0:
+            sys.exit(f"git archive {LEARNER_BEFORE} failed: {archive.stderr.decode()[-2000:]}")
+        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        return train_py_rate(Path(tmp) / "examples", updates)
 
 
 # --------------------------------------------------------------------------- the anchors' games
@@ -434,6 +463,7 @@ def policy_alone_before(updates: int) -> float:
 OURS = "reinfors-gym"
 SIDES = {
     OURS: Side("reinfors-gym collect_stream", ours),
+    "reinfors-gym-before": Side("the same, the learner before", ours_before),
     "gymnasium": Side("Gymnasium AsyncVectorEnv", gymnasium_async),
     "envpool": Side("EnvPool CarRacing-v3 (sync)", envpool_sync),
     "policy-alone": Side("the policy alone, no env (sync)", policy_alone),

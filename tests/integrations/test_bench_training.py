@@ -102,3 +102,23 @@ def test_the_policy_alone_sees_frames_and_nothing_else(bench):
     np.testing.assert_array_equal(step.obs, obs)
     assert not step.rewards.any() and not (step.terminated | step.truncated).any()
     assert not step.final_obs
+
+
+def test_a_decisions_flops_are_its_forward_pass_and_each_epochs_share(bench):
+    """The FLOP-bound limit counts one forward pass to act and, per epoch, a forward and a
+    backward pass (about 3 forward passes' worth) of the decision's share of training."""
+    four = bench.flops_per_decision(bench.RECIPE)
+    two = bench.flops_per_decision(argparse.Namespace(**{**vars(bench.RECIPE), "epochs": 2}))
+    assert four["act"] == two["act"] > 0
+    assert four["train"] == pytest.approx(2 * two["train"])
+    assert four["total"] == pytest.approx(four["act"] + four["train"])
+    per_epoch = four["train"] / 4
+    assert 2.5 * four["act"] < per_epoch < 3.5 * four["act"]
+
+
+def test_the_learner_limit_is_the_peak_over_a_decisions_flops(bench):
+    limit = bench.learner_limit({"a": 500.0, "b": 1000.0}, peak_gflops=100.0)
+    total = limit["flops_per_decision"]["total"]
+    assert limit["limit_decisions_per_s"] == pytest.approx(100e9 / total)
+    assert limit["fraction_of_limit"]["b"] == pytest.approx(2 * limit["fraction_of_limit"]["a"])
+    assert limit["fraction_of_limit"]["a"] == pytest.approx(500.0 / (100e9 / total))
