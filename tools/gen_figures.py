@@ -31,6 +31,7 @@ PROFILE = ROOT / "docs" / "policy_loop_profile.json"
 LOOPS = ROOT / "docs" / "async_loops.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
+TRAINING_PROFILE = ROOT / "docs" / "training_profile.json"
 TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
 #: The pages that quote figures; benchmarks.md and parity.md are generated whole.
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
@@ -428,6 +429,49 @@ def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
     return "\n".join([head, *rows])
 
 
+def training_limit(bench: dict[str, Any]) -> str:
+    """The learner before and after its rework, end to end and alone, beside the FLOP-bound
+    limit at the matmul peak measured in the same run (bench/bench_training.py)."""
+    limit, medians = bench["limit"], bench["medians"]
+    flops, rate = limit["flops_per_decision"], limit["limit_decisions_per_s"]
+    cells = {
+        "end to end (train.py, the streaming collector)": ("reinfors-gym-before", "reinfors-gym"),
+        "the policy alone, no env": ("policy-alone-before", "policy-alone"),
+    }
+    head = "| decisions/s | before | after | after ÷ before |\n|---|---|---|---|"
+    rows = []
+    for label, (before, after) in cells.items():
+        b, a = medians[before], medians[after]
+        rows.append(
+            f"| {label} | {b:,.0f} ({b / rate:.0%} of the limit) "
+            f"| {a:,.0f} ({a / rate:.0%} of the limit) | {a / b:.2f}× |"
+        )
+    rows.append(
+        f"| FLOP-bound limit: {flops['total'] / 1e6:.1f} MFLOP a decision "
+        f"({flops['act'] / 1e6:.1f} to act, {flops['train'] / 1e6:.1f} to train) "
+        f"at {limit['peak_gflops']:.0f} GFLOP/s | {rate:,.0f} | {rate:,.0f} | 1.00× |"
+    )
+    return "\n".join([head, *rows])
+
+
+def training_profile(profile: dict[str, Any]) -> str:
+    """One update's seconds by phase, the learner before and after (bench/profile_update.py)."""
+    medians, totals = profile["median_seconds"], profile["totals"]
+    head = (
+        f"| phase (median of {len(profile['trials']['before'])} trials) | before | after |"
+        "\n|---|---|---|"
+    )
+    phases = sorted(
+        medians["before"], key=lambda g: -max(medians["before"][g], medians["after"][g])
+    )
+    rows = [f"| {g} | {medians['before'][g]:.2f} s | {medians['after'][g]:.2f} s |" for g in phases]
+    rows.append(
+        f"| **one update of 2,048 decisions** | **{totals['before']:.2f} s** "
+        f"| **{totals['after']:.2f} s** |"
+    )
+    return "\n".join([head, *rows])
+
+
 def _bench(f: Callable[[Bench], str]) -> Callable[[], str]:
     return lambda: f(Bench(json.loads(BENCH.read_text())))
 
@@ -460,6 +504,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-laps": _records(training_laps, TRAINING_VARIANTS),
     "training-selection": _records(training_selection, TRAINING_VARIANTS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
+    "training-limit": _records(training_limit, TRAINING_BENCH),
+    "training-profile": _records(training_profile, TRAINING_PROFILE),
 }
 
 
