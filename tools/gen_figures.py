@@ -403,19 +403,25 @@ def training_selection(v: dict[str, Any]) -> str:
         last = snapshots[-1]
         mean = r["mean_actions"]
         # A run whose last update is its best exports that one: validation is then the same.
-        last_validation = r.get("last_update_mean_actions", mean)
+        same = last == exported
+        last_validation = r.get("last_update_mean_actions", mean if same else None)
         sampled = r["sampled"]["mean"]
-        last_sampled = r.get("last_update_sampled", r["sampled"] if last == exported else None)
+        last_sampled = r.get("last_update_sampled", r["sampled"] if same else None)
         sampled_cell = f"{sampled:.1f} / " + (
             f"{last_sampled['mean']:.1f}" if last_sampled else "not scored"
+        )
+        n = len(mean["returns"])
+        validation_cell, solved_cell = (
+            (f"{last_validation['mean']:.1f}", f"{last_validation['solved_episodes']} of {n}")
+            if last_validation
+            else ("not scored", "not scored")
         )
         rows.append(
             f"| {r['variant']} | {r['training_seed']} | {len(snapshots)} "
             f"| {exported['update']} of {last['update']} "
             f"| {selection_score(exported):.1f} / {selection_score(last):.1f} "
-            f"| {mean['mean']:.1f} / {last_validation['mean']:.1f} "
-            f"| {mean['solved_episodes']} / {last_validation['solved_episodes']} of "
-            f"{len(mean['returns'])} | {sampled_cell} |"
+            f"| {mean['mean']:.1f} / {validation_cell} "
+            f"| {mean['solved_episodes']} of {n} / {solved_cell} | {sampled_cell} |"
         )
     return "\n".join([head, *rows])
 
