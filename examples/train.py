@@ -90,16 +90,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     run.add_argument(
         "--total-decisions",
         type=int,
-        default=800_000,
+        default=4_000_000,
         help="decisions in all; the learning rate anneals over this or --max-minutes, whichever "
         "is nearer",
     )
     run.add_argument(
         "--max-minutes",
         type=float,
-        default=13.5,
+        default=28.0,
         help="stop training after this many minutes (0: no limit), so that the export lands "
-        "within 15 minutes of the start on two cores",
+        "within 30 minutes of the start on two cores",
     )
     obs = p.add_argument_group("observation (native in the collector, Gymnasium's wrappers)")
     obs.add_argument("--frame-skip", type=int, default=4, help="simulation steps per decision")
@@ -145,7 +145,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     reward.add_argument(
         "--cut-without-progress",
         type=int,
-        default=100,
+        default=0,
         help="cut a training episode after this many simulation steps without a new tile (a "
         "truncation; rf.learners.Ppo(cut_without_progress=...)); 0 never cuts",
     )

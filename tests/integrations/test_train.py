@@ -238,8 +238,8 @@ def test_train_help_shows_every_default():
     )  # fmt: skip
     text = " ".join(run.stdout.split())
     for shown in ("(default: 4)", "(default: 11000-11099)", "(default: 3000-3049)",
-                  "(default: -0.5)", "(default: -10.0)", "(default: auto)", "(default: 13.5)",
-                  "(default: (2.0, 3.0, 1.05))", "(default: 800000)", "(default: 100)"):  # fmt: skip
+                  "(default: -0.5)", "(default: -10.0)", "(default: auto)", "(default: 28.0)",
+                  "(default: (2.0, 3.0, 1.05))", "(default: 4000000)", "(default: 0)"):  # fmt: skip
         assert shown in text, shown
 
 
