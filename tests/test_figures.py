@@ -32,8 +32,9 @@ OWN_NUMBERS = {
 }
 #: A number or a range of numbers, perhaps a ratio: "36,142", "0.21", "3.6×", "0.87–0.92×".
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:–\d+(?:[.,]\d+)*)?×?")
-#: Numbers in the figures' fixed wording, not measured: the 96×96 frame, 1,024 envs.
-WORDING = {"96×", "1,024"}
+#: Numbers in the figures' fixed wording, not measured: the 96×96 frame, 1,024 envs, the
+#: recipe's batch of 2,048 decisions.
+WORDING = {"96×", "1,024", "2,048"}
 #: A page's own measurement that equals a figure's number by chance: (page, number).
 COINCIDENCES = {
     ("docs/soak.md", "10.2"),  # the soak's memory growth, not seed 1's sampled 95% interval

@@ -523,6 +523,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-laps": _records(training_laps, TRAINING_VARIANTS),
     "training-selection": _records(training_selection, TRAINING_VARIANTS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
+    "training-limit": _records(training_limit, TRAINING_BENCH),
+    "training-profile": _records(training_profile, TRAINING_PROFILE),
 }
 
 
