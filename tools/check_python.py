@@ -13,26 +13,15 @@
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
+from fresh_venv import fresh_venv
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPTS = (ROOT / "tests/wheel/smoke_installed.py", ROOT / "tests/wheel/no_box2d_no_pygame.py")
-RUST_TOOLS = ("cargo", "rustc", "rustup")
-
-
-def toolchain_free_path() -> str:
-    """This PATH minus every folder that holds a Rust tool."""
-    keep = [
-        d
-        for d in os.environ.get("PATH", "").split(os.pathsep)
-        if d and not any((Path(d) / t).exists() for t in RUST_TOOLS)
-    ]
-    return os.pathsep.join(keep)
 
 
 def main() -> None:
@@ -48,14 +37,7 @@ def main() -> None:
     if len(wheels) != 1:
         sys.exit(f"check_python: expected one wheel in {args.dist} (make wheel), got {wheels}")
     venv = args.venv.resolve()
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([args.python, "-m", "venv", str(venv)], check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CARGO", "RUSTUP"))}
-    env.pop("VIRTUAL_ENV", None)
-    env["PATH"] = os.pathsep.join([str(venv / "bin"), toolchain_free_path()])
-    env["SDL_VIDEODRIVER"] = env["SDL_AUDIODRIVER"] = "dummy"
-    py = str(venv / "bin" / "python")
-    pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    py, pip, env = fresh_venv(args.python, venv)
     version = subprocess.run(
         [py, "-c", "import sys; print(sys.version.split()[0])"], capture_output=True, text=True
     ).stdout.strip()

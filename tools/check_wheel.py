@@ -17,7 +17,6 @@
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
 import subprocess
@@ -27,11 +26,12 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from fresh_venv import fresh_venv
+
 ROOT = Path(__file__).resolve().parents[1]
 SMOKE = ROOT / "tests" / "wheel" / "smoke_installed.py"
 # Nothing in the install path needs box2d-py or pygame (both scripts run in each venv).
 NO_BOX2D = ROOT / "tests" / "wheel" / "no_box2d_no_pygame.py"
-RUST_TOOLS = ("cargo", "rustc", "rustup")
 SDIST_NEEDS = (
     "pyproject.toml",
     "Cargo.toml",
@@ -107,25 +107,9 @@ def dependency_sets(wheel: Path) -> list[list[str]]:
     return [[], [d.replace(">=", "~=") + ".0" for d in deps]]
 
 
-def toolchain_free_path() -> str:
-    """This PATH minus every folder that holds a Rust tool."""
-    keep = []
-    for d in os.environ.get("PATH", "").split(os.pathsep):
-        if d and not any((Path(d) / t).exists() for t in RUST_TOOLS):
-            keep.append(d)
-    return os.pathsep.join(keep)
-
-
 def smoke(wheel: Path, venv: Path, deps: list[str]) -> None:
     print(f"\n== fresh venv {venv}, dependencies: {' '.join(deps) or 'newest'}")
-    shutil.rmtree(venv, ignore_errors=True)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("CARGO", "RUSTUP"))}
-    env.pop("VIRTUAL_ENV", None)
-    env["PATH"] = os.pathsep.join([str(venv / "bin"), toolchain_free_path()])
-    env["SDL_VIDEODRIVER"] = env["SDL_AUDIODRIVER"] = "dummy"
-    py = str(venv / "bin" / "python")
-    pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    py, pip, env = fresh_venv(sys.executable, venv)
     # Binaries only: a source build of anything would need a toolchain this PATH lacks.
     subprocess.run([*pip, "--only-binary", ":all:", str(wheel), *deps], env=env, check=True)
     with tempfile.TemporaryDirectory() as scratch:
