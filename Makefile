@@ -126,15 +126,33 @@ VENV_SB3 ?= .venv-sb3
 VENV_RLLIB ?= .venv-rllib
 INTEGRATION_PYTEST := -m pytest -c tests/integrations/pytest.ini -q
 
-# $(1): the virtualenv, $(2): its requirements file (torch first, from TORCH_SOURCE).
+# torch and its dependencies (PyPI's wheel brings ~5 GB of CUDA libraries) are installed once,
+# into TORCH_LAYER, which every torch virtualenv (.venv-train, .venv-sb3, .venv-rllib) names in
+# a .pth file: one copy on disk instead of one per virtualenv, unpacked once. Its folder is
+# named by the pin, so a new pin gets a new layer; the three requirements files pin the same
+# torch (make_venv refuses one that differs). TORCH_LAYER_PIP_ARGS adds pip options.
+TORCH_PIN := $(shell grep -hE '^torch==' examples/requirements-train.txt)
+TORCH_LAYER := .torch-$(patsubst torch==%,%,$(TORCH_PIN))
+TORCH_LAYER_PIP_ARGS ?= --no-cache-dir
+
+$(TORCH_LAYER)/.installed:
+	@rm -rf $(TORCH_LAYER)
+	@$(QUIETLY) torch-layer "installing $(TORCH_PIN) and its dependencies into $(TORCH_LAYER)" \
+		$(PY) -m pip install -q $(TORCH_LAYER_PIP_ARGS) --target $(TORCH_LAYER) $(TORCH_SOURCE) "$(TORCH_PIN)"
+	@touch $@
+
+# $(1): the virtualenv, $(2): its requirements file. torch comes from TORCH_LAYER (pip finds it
+# there and installs only the rest).
 # A file that pins box2d-py (an sdist that runs swig while it builds) gets it built first,
 # without build isolation, with its swig on PATH (pip's isolated build cannot run that swig).
 define make_venv
+	@pin=$$(grep -E "^torch==" $(2)); [ "$$pin" = "$(TORCH_PIN)" ] || { \
+		echo "!! $(2) pins '$$pin', but the torch layer is $(TORCH_PIN) (examples/requirements-train.txt): pin the same torch" >&2; exit 1; }
 	@rm -rf $(1)
 	@$(QUIETLY) $(patsubst .%,%,$(notdir $(1))) "creating $(1) from $(2)" sh -c '$(PY) -m venv $(1) && \
 		$(1)/bin/python -m pip install -q --upgrade pip && \
+		echo $(abspath $(TORCH_LAYER)) > "$$($(1)/bin/python -c "import sysconfig; print(sysconfig.get_paths()[\"purelib\"])")/reinfors-torch-layer.pth" && \
 		$(call box2d_py,$(1),$(2)) \
-		$(1)/bin/python -m pip install -q $(TORCH_SOURCE) "$$(grep -E "^torch==" $(2))" && \
 		$(1)/bin/python -m pip install -q -r $(2)'
 	@touch $(1)/.requirements-installed
 endef
@@ -148,10 +166,10 @@ if grep -qE "^box2d-py==" $(2); then \
 		$$(grep -E "^box2d-py==" $(2)); fi &&
 endef
 
-$(VENV_SB3)/.requirements-installed: tests/integrations/requirements-sb3.txt
+$(VENV_SB3)/.requirements-installed: tests/integrations/requirements-sb3.txt $(TORCH_LAYER)/.installed
 	$(call make_venv,$(VENV_SB3),$<)
 
-$(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt
+$(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt $(TORCH_LAYER)/.installed
 	$(call make_venv,$(VENV_RLLIB),$<)
 
 test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
@@ -170,9 +188,10 @@ test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	@echo "== the RLlib suite"
 	@$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py
 
-# Both virtualenvs are created side by side (unpacking torch twice is most of it), then the
-# suites run one after the other, each using both cores its own way.
+# The torch layer first, then both virtualenvs side by side, then the suites one after the
+# other, each using both cores its own way.
 test-integrations:
+	@$(MAKE) --no-print-directory $(TORCH_LAYER)/.installed
 	@$(MAKE) --no-print-directory -j2 -Oline integration-venvs
 	@$(MAKE) --no-print-directory test-integrations-sb3
 	@$(MAKE) --no-print-directory test-integrations-rllib
@@ -252,7 +271,7 @@ OUT ?= out/train-$(SEED)
 TRAIN_ARGS ?=
 VENV_TRAIN ?= .venv-train
 
-$(VENV_TRAIN)/.requirements-installed: examples/requirements-train.txt
+$(VENV_TRAIN)/.requirements-installed: examples/requirements-train.txt $(TORCH_LAYER)/.installed
 	$(call make_venv,$(VENV_TRAIN),$<)
 
 # The set-up's seconds (a fresh clone's build and virtualenvs, or a quick check once done) go
@@ -391,4 +410,4 @@ test-aarch64:
 
 clean:
 	rm -rf $(VENV) $(DOCS_VENV) $(VENV_SB3) $(VENV_RLLIB) $(VENV_TRAIN) .venv-wheel-test target \
-		site dist .venv-gym-* .venv-py*
+		site dist .venv-gym-* .venv-py* .torch-*

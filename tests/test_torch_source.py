@@ -83,19 +83,55 @@ def test_a_gpu_gets_pypis_default_wheel_even_where_the_cpu_index_answers(tmp_pat
     assert line == "torch: PyPI's default wheel (CUDA), since this machine has an NVIDIA GPU"
 
 
-def test_make_train_installs_torch_from_the_cpu_index_on_a_machine_without_a_gpu(tmp_path, index):
-    """`make -n` expands the training virtualenv's recipe (running the script, installing
-    nothing): its torch install takes the CPU index's options."""
+def make_dry_run(tmp_path: Path, index: str) -> subprocess.CompletedProcess[str]:
+    """`make -n -B` of the training virtualenv: its recipe and the torch layer's, expanded
+    (running torch_source.py, installing nothing)."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin"}
     env["REINFORS_TORCH_CPU_INDEX"] = index
     env.pop("TORCH_PIP_ARGS", None)
     venv = tmp_path / "venv-train"
-    done = subprocess.run(
+    return subprocess.run(
         ["make", "-n", "-B", f"{venv}/.requirements-installed", f"VENV_TRAIN={venv}",
          f"PY={sys.executable}"],
         cwd=ROOT, capture_output=True, text=True, env=env, check=True,
     )  # fmt: skip
-    install = [line for line in done.stdout.splitlines() if '"^torch=="' in line]
+
+
+def torch_pins() -> dict[str, str]:
+    files = [
+        "examples/requirements-train.txt",
+        "tests/integrations/requirements-sb3.txt",
+        "tests/integrations/requirements-rllib.txt",
+    ]
+    return {
+        name: line
+        for name in files
+        for line in (ROOT / name).read_text().splitlines()
+        if line.startswith("torch==")
+    }
+
+
+def test_make_train_installs_torch_from_the_cpu_index_on_a_machine_without_a_gpu(tmp_path, index):
+    done = make_dry_run(tmp_path, index)
+    install = [line for line in done.stdout.splitlines() if "--target .torch-" in line]
     assert len(install) == 1, done.stdout
-    assert f"pip install -q --index-url {index} " in install[0]
+    assert f"pip install -q --no-cache-dir --target .torch-2.15.0 --index-url {index} " in install[0]
     assert f"torch: the CPU-only wheel from {index} (no GPU here)" in done.stderr
+
+
+def test_every_torch_virtualenv_takes_torch_from_the_one_layer(tmp_path, index):
+    """torch is unpacked once: the virtualenv names the layer in a .pth file, and its own pip
+    install (the requirements file) finds torch there instead of installing it again."""
+    done = make_dry_run(tmp_path, index)
+    venv_lines = [line for line in done.stdout.splitlines() if "creating " in line]
+    assert len(venv_lines) == 1, done.stdout
+    assert f"echo {ROOT}/.torch-2.15.0 > " in venv_lines[0]
+    assert "reinfors-torch-layer.pth" in venv_lines[0]
+    assert '"^torch=="' not in venv_lines[0], "torch is installed into the virtualenv itself"
+
+
+def test_the_three_torch_virtualenvs_pin_the_same_torch():
+    """One layer serves them all, so the pins must agree (make refuses a file that differs)."""
+    pins = torch_pins()
+    assert len(pins) == 3, pins
+    assert set(pins.values()) == {"torch==2.15.0"}, pins

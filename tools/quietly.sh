@@ -19,5 +19,7 @@ else
     rc=$?
     tail -n 80 "$log"
     echo "!! failed (exit $rc): $label; full log: $log"
+    # A full disk reads as many errors; the free space says whether it was one.
+    echo "   free space: $(df -h --output=avail . /tmp | tail -n +2 | tr -s ' \n' ' ')(here, /tmp)"
     exit "$rc"
 fi
