@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 SOAK = ROOT / "bench" / "soak_results.json"
-SOAK_FIRST = ROOT / "docs" / "soak_first_run.json"
-SB3 = ROOT / "docs" / "sb3_rollouts.json"
-RLLIB_CAST = ROOT / "docs" / "rllib_cast_cost.json"
-BENCH = ROOT / "docs" / "benchmarks.json"
-PARITY = ROOT / "docs" / "parity_summary.json"
-TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
+SOAK_FIRST = DOCS / "soak_first_run.json"
+SB3 = DOCS / "sb3_rollouts.json"
+RLLIB_CAST = DOCS / "rllib_cast_cost.json"
+BENCH = DOCS / "benchmarks.json"
+PARITY = DOCS / "parity_summary.json"
+TRAINING_VARIANTS = DOCS / "training_variants.json"
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -97,9 +98,21 @@ def soak_rss(d: dict[str, Any]) -> str:
     return "\n".join([head + " |", "|---:|" + "---:|" * len(runs), *rows])
 
 
+def verdict_row(name: str, r: dict[str, Any], tolerance: str) -> str:
+    """One run against the criterion; its peak is the highest RSS seen (the kernel's peak, or a
+    sample above it: the kernel updates its peak lazily)."""
+    peak = max(r["peak_rss_kib"], r["rss_max_after_ref_kib"])
+    verdict = "passes" if r["within_tolerance"] else "**fails**"
+    return (
+        f"| {run_label(name, r)} | {mib(r['rss_ref_kib'])} → {mib(r['rss_end_kib'])} MiB "
+        f"| {r['rss_change_pct']:+.2f}% | {mib(peak)} MiB | {r['steps_per_s']:,} "
+        f"| {verdict} the {tolerance} criterion |"
+    )
+
+
 def soak_verdict(d: dict[str, Any]) -> str:
     """Each run against the criterion: RSS at the reference step and at the end, its change, the
-    highest RSS seen (the kernel's peak or a sample above it), the whole-run rate."""
+    highest RSS, the whole-run rate."""
     first = next(iter(d["runs"].values()))
     span = f"{millions(first['rss_ref_steps'])} → {millions(first['steps'])}"
     head = (
@@ -107,15 +120,7 @@ def soak_verdict(d: dict[str, Any]) -> str:
         "|---|---|---:|---:|---:|---|"
     )
     tolerance = f"{d['config']['tolerance']:.0%}"
-    rows = []
-    for name, r in d["runs"].items():
-        peak = max(r["peak_rss_kib"], r["rss_max_after_ref_kib"])
-        verdict = "passes" if r["within_tolerance"] else "**fails**"
-        rows.append(
-            f"| {run_label(name, r)} | {mib(r['rss_ref_kib'])} → {mib(r['rss_end_kib'])} MiB "
-            f"| {r['rss_change_pct']:+.2f}% | {mib(peak)} MiB | {r['steps_per_s']:,} "
-            f"| {verdict} the {tolerance} criterion |"
-        )
+    rows = [verdict_row(name, r, tolerance) for name, r in d["runs"].items()]
     return "\n".join([head, *rows])
 
 
