@@ -4,13 +4,13 @@ tools/gen_figures.py computes each quoted figure and writes it between `<!-- gen
 `<!-- /gen -->`. Its sources: docs/benchmarks.json, docs/parity_summary.json,
 docs/policy_loop_profile.json, docs/async_loops.json, docs/training_runs.json,
 docs/training_variants.json, docs/training_bench.json, docs/training_profile.json, and through
-tools/figures_records.py bench/soak_results.json, docs/soak_first_run.json,
-docs/sb3_rollouts.json and docs/rllib_cast_cost.json. These tests fail when a region differs
-from what its source gives, when a figure's number is written by hand anywhere else in
-README.md or docs/ (a second copy that would go stale), and when a quantity (a time, a rate, a
-share, a size, a ratio or a count of seeds, runs, episodes, trials, variants, cores, points or
-decisions) stands in the prose outside a region without `<!-- literal -->` right after it: the
-mark says the number is a setting, a limit or a criterion, never a measurement.
+tools/figures_records.py bench/soak_results.json, docs/soak_first_run.json, docs/sb3_rollouts.json,
+docs/rllib_cast_cost.json and docs/scene_mad.json. These tests fail when a region differs from what
+its source gives, when a figure's number is written by hand anywhere else in README.md or docs/ (a
+second copy that would go stale), and when a quantity (a time, a rate, a share, a size, a ratio or a
+count of seeds, runs, episodes, trials, variants, cores, points or decisions) stands in the prose
+outside a region without `<!-- literal -->` right after it: the mark says the number is a setting, a
+limit or a criterion, never a measurement.
 """
 
 from __future__ import annotations
@@ -41,8 +41,8 @@ OWN_NUMBERS = {
 #: A number or a range of numbers, perhaps a ratio: "36,142", "0.21", "3.6×", "0.87–0.92×".
 NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:–\d+(?:[.,]\d+)*)?×?")
 #: Numbers in the figures' fixed wording, not measured: the 96×96 frame, the 600×400 video
-#: frame, 1,024 envs, the recipe's batch of 2,048 decisions.
-WORDING = {"96×", "600×", "1,024", "2,048"}
+#: frame, the 0–255 scale of a pixel, 1,024 envs, the recipe's batch of 2,048 decisions.
+WORDING = {"96×", "600×", "0–255", "1,024", "2,048"}
 #: A page's own measurement that equals a figure's number by chance: (page, number).
 COINCIDENCES = {
     ("docs/soak.md", "10.2"),  # the soak's memory growth, not seed 1's sampled 95% interval

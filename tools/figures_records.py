@@ -9,6 +9,8 @@ regions with the rest. The records read here:
   it), and the probe without renders that the page quoted, transcribed;
 - docs/sb3_rollouts.json, docs/rllib_cast_cost.json: the integrations pages' speed tables,
   transcribed from the pages as first published (their bench output was not kept);
+- docs/scene_mad.json: the renderer's test scenes against Gymnasium's frames (`cargo test
+  --test render_vs_gymnasium -- --nocapture state_frames` prints it);
 - docs/benchmarks.json, docs/parity_summary.json, docs/training_variants.json: single figures.
 """
 
@@ -30,6 +32,7 @@ RLLIB_CAST = DOCS / "rllib_cast_cost.json"
 BENCH = DOCS / "benchmarks.json"
 PARITY = DOCS / "parity_summary.json"
 TRAINING_VARIANTS = DOCS / "training_variants.json"
+SCENE_MAD = DOCS / "scene_mad.json"
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -242,6 +245,12 @@ def recipe7_decisions(v: dict[str, Any]) -> str:
     return f"about {round(run['decisions'], -4) // 1000:.0f}k"
 
 
+def scene_mad(d: dict[str, Any]) -> str:
+    """The worst of the test scenes' frame differences, and how many scenes there are."""
+    mads = d["state_mad"].values()
+    return f"{max(mads):.2f} (0–255 scale) on {len(mads)} test scenes"
+
+
 def _record(f: Callable[[dict[str, Any]], str], path: Path) -> Callable[[], str]:
     """`f` applied to the JSON document at `path`, read when the figure is made."""
     return lambda: f(json.loads(path.read_text()))
@@ -261,4 +270,5 @@ FIGURES: dict[str, Callable[[], str]] = {
     "ceiling-need": _record(ceiling_need, BENCH),
     "parity-episodes": _record(parity_episodes, PARITY),
     "recipe7-decisions": _record(recipe7_decisions, TRAINING_VARIANTS),
+    "scene-mad": _record(scene_mad, SCENE_MAD),
 }
