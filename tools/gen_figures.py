@@ -8,7 +8,9 @@ several lines). Its content is `FIGURES[NAME]`, computed from docs/benchmarks.js
 `reinfors-gym bench --out docs` run), docs/parity_summary.json (written by
 tools/gen_parity_doc.py after `make parity`), docs/policy_loop_profile.json, or the training
 records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json), or
-docs/async_loops.json (`reinfors-gym bench --loops --out docs`). tools/gen_bench_doc.py and tools/gen_parity_doc.py
+docs/async_loops.json (`reinfors-gym bench --loops --out docs`), docs/training_profile.json,
+docs/training_bench.json, and the records tools/figures_records.py reads (its docstring lists
+them: the soak runs, the integrations' speed tables). tools/gen_bench_doc.py and tools/gen_parity_doc.py
 call this after writing their pages; tests/test_figures.py checks that every region matches and
 that no figure is copied by hand outside one.
 """
@@ -23,6 +25,8 @@ import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import figures_records
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "docs" / "benchmarks.json"
@@ -526,6 +530,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-limit": _records(training_limit, TRAINING_BENCH),
     "training-profile": _records(training_profile, TRAINING_PROFILE),
 }
+FIGURES.update(figures_records.FIGURES)
 
 
 def render(text: str, figures: dict[str, str]) -> str:
