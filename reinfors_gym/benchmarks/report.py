@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .harness import SECTIONS
+from .sections import SECTIONS
 
 CHARTS = {
     "threads": "bench_threads.png",
