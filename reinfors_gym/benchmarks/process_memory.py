@@ -9,19 +9,22 @@ from pathlib import Path
 
 def _memory_kib(pid: int) -> int:
     """Proportional set size of one process (shared pages split between sharers), else RSS."""
-    try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
+    for name, field in (("smaps_rollup", "Pss:"), ("status", "VmRSS:")):
+        kib = _field_kib(Path(f"/proc/{pid}/{name}"), field)
+        if kib is not None:
+            return kib
     return 0
+
+
+def _field_kib(path: Path, field: str) -> int | None:
+    """The KiB of the line starting with `field` in a /proc file, or None."""
+    try:
+        for line in path.read_text().splitlines():
+            if line.startswith(field):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return None
 
 
 def _descendants(pid: int) -> list[int]:
