@@ -23,7 +23,6 @@ from gymnasium.vector.utils import batch_space
 
 from . import _core
 from ._guard import CallGuard
-from ._rng import seed_words
 from ._sub_env import _SubEnv
 from ._vector_args import (
     CORE_AUTORESET_MODES,
@@ -239,8 +238,10 @@ class CarRacingVectorEnv(VectorEnv):
         """Queues the reset of every sub-env (those of the reset mask) on the worker threads."""
         seeds, mask, randomize = reset_args(seed, options, self.num_envs)
         ids = self._all_ids if mask is None else np.flatnonzero(mask)
-        words = [None if seeds[i] is None else seed_words(seeds[i]) for i in ids.tolist()]
-        self._pool.send_reset(env_ids=ids, seeds=words, randomize=randomize)
+        words = masked_seed_words(seeds, mask)
+        self._pool.send_reset(
+            env_ids=ids, seeds=[words[i] for i in ids.tolist()], randomize=randomize
+        )
         self._commit_seeds(seeds, mask)
 
     @property
