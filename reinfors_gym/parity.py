@@ -147,6 +147,29 @@ def _ending(terminated: bool, truncated: bool, info: dict[str, Any]) -> str:
     return "time" if truncated else "running"
 
 
+@dataclass
+class _Side:
+    """One simulator's side of an episode: its env, latest observation and running totals."""
+
+    env: Any
+    obs: Any
+    done: bool = False
+    episode_return: float = 0.0
+    length: int = 0
+    ending: str = "running"
+
+    def step(self, action: Any, step: int) -> float:
+        """Steps the env unless its episode has ended; the step's reward (0.0 once ended)."""
+        if self.done:
+            return 0.0
+        self.obs, reward, terminated, truncated, info = self.env.step(action)
+        self.episode_return += reward
+        self.length = step
+        if terminated or truncated:
+            self.done, self.ending = True, _ending(terminated, truncated, info)
+        return reward
+
+
 def run_episode(
     family: str, seed: int, max_steps: int = 1000, frame_every: int = 1
 ) -> EpisodeRecord:
@@ -166,8 +189,8 @@ def run_episode(
     ref = gym.make("CarRacing-v3", **kwargs)
     ours = gym.make("reinfors/CarRacing-v0", **kwargs)
     frames = _LazyFrames(ref)
-    ref_obs, _ = ref.reset(seed=seed)
-    our_obs, _ = ours.reset(seed=seed)
+    theirs = _Side(ref, ref.reset(seed=seed)[0])
+    mine = _Side(ours, ours.reset(seed=seed)[0])
     ref_track = np.array(ref.unwrapped.track)
     our_track = ours.unwrapped.track
     track_equal = ref_track.shape == our_track.shape and bool(
@@ -190,14 +213,10 @@ def run_episode(
     )
 
     def compare_frames(step: int, hull_error: float) -> None:
-        mad = float(np.mean(np.abs(our_obs.astype(np.int16) - ref_obs.astype(np.int16))))
+        mad = float(np.mean(np.abs(mine.obs.astype(np.int16) - theirs.obs.astype(np.int16))))
         (record.frame_mad_agreeing if hull_error < 1e-3 else record.frame_mad_diverged).append(mad)
 
     compare_frames(0, 0.0)
-    our_done = ref_done = False
-    returns = [0.0, 0.0]
-    lengths = [0, 0]
-    endings = ["running", "running"]
     for step in range(1, max_steps + 1):
         frames.wanted = step % frame_every == 0
         if actions is not None:
@@ -207,23 +226,12 @@ def run_episode(
         else:
             a_ours = drivers[0].act_ours(ours).astype(np.float32)
             a_ref = drivers[1].act_gymnasium(ref).astype(np.float32)
-        r_ours = r_ref = 0.0
-        if not our_done:
-            our_obs, r_ours, te, tr, info = ours.step(a_ours)
-            returns[0] += r_ours
-            lengths[0] = step
-            if te or tr:
-                our_done, endings[0] = True, _ending(te, tr, info)
-        if not ref_done:
-            ref_obs, r_ref, te, tr, info = ref.step(a_ref)
-            returns[1] += r_ref
-            lengths[1] = step
-            if te or tr:
-                ref_done, endings[1] = True, _ending(te, tr, info)
-        if our_done != ref_done:
+        r_ours = mine.step(a_ours, step)
+        r_ref = theirs.step(a_ref, step)
+        if mine.done != theirs.done:
             record.first_state_divergence = record.first_state_divergence or step
-        if our_done or ref_done:
-            if our_done and ref_done:
+        if mine.done or theirs.done:
+            if mine.done and theirs.done:
                 record.max_reward_diff = max(record.max_reward_diff, abs(r_ours - r_ref))
                 break
             continue
@@ -238,9 +246,9 @@ def run_episode(
             record.first_state_divergence = step
         if frames.wanted:
             compare_frames(step, hull_error)
-    record.length = (lengths[0], lengths[1])
-    record.ending = (endings[0], endings[1])
-    record.episode_return = (returns[0], returns[1])
+    record.length = (mine.length, theirs.length)
+    record.ending = (mine.ending, theirs.ending)
+    record.episode_return = (mine.episode_return, theirs.episode_return)
     record.seconds = time.perf_counter() - start
     ours.close()
     ref.close()

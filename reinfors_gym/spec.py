@@ -11,7 +11,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from dataclasses import asdict, dataclass
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 from . import _core
@@ -200,6 +201,12 @@ class CarRacingSpec:
                 "or obs_size)"
             )
         return spec
+
+    @classmethod
+    def from_arguments(cls, arguments: Mapping[str, object]) -> CarRacingSpec:
+        """:meth:`create` with each option read from `arguments` under its own name: the
+        keyword arguments of a constructor that takes every option (and others, ignored)."""
+        return cls.create(**{option.name: arguments[option.name] for option in fields(cls)})
 
     @property
     def gymnasium_release(self) -> str:

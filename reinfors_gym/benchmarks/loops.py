@@ -25,17 +25,18 @@ from one trial to the next; reports give medians and ranges.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .harness import alternating, load_average, machine_info, run_worker, summarize, usable_cores
+from . import documents
+from .documents import RunStart, check_header, check_stats, requirement
+from .method import alternating, run_worker, trial_stats
+from .provenance import print_machine_info, usable_cores
 
 SCHEMA = "reinfors-gym-loops/1"
 DEVICE_MS = 2.0
@@ -90,9 +91,9 @@ def make_policy(policy: str, torch_threads: int) -> Callable[[Any], Any]:
 
         return device
     if policy == "cnn":
-        from .systems import _nature_cnn_agent
+        from .policy_loops import nature_cnn_agent
 
-        cnn = _nature_cnn_agent(torch_threads)
+        cnn = nature_cnn_agent(torch_threads)
         return lambda obs: np.clip(cnn(obs), low, high)
     raise ValueError(f"no policy {policy!r}")
 
@@ -101,9 +102,9 @@ def _make_env(loop: str, num_envs: int, batch_size: int):
     if loop == "envpool-async":
         import envpool
 
-        from .systems import _quiet_gym
+        from .measuring import quiet_gym
 
-        _quiet_gym()
+        quiet_gym()
         return envpool.make_gymnasium(
             "CarRacing-v3", num_envs=num_envs, batch_size=batch_size, num_threads=usable_cores()
         )
@@ -361,16 +362,13 @@ def checks(summary: dict[str, dict[str, float]]) -> list[dict[str, Any]]:
 
 
 def _row_doc(r: Row) -> dict[str, Any]:
-    stats = {}
-    if r.trials:
-        stats = {k: summarize(t[k] for t in r.trials) for k in r.trials[0]}
     return {
         "id": r.id,
         "group": r.group,
         "loop": r.loop,
         "params": r.params,
         "trials": r.trials,
-        "stats": stats,
+        "stats": trial_stats(r.trials),
         "skipped": r.skipped,
     }
 
@@ -382,8 +380,7 @@ def run(
     worker: Worker | None = None,
 ) -> dict[str, Any]:
     """Runs the loops and returns the results document (see `validate`)."""
-    started = datetime.now(timezone.utc)
-    load_before = load_average()
+    start = RunStart.now()
     chosen, rows = plan(config)
     run_rows(rows, config.trials, progress, worker)
     docs = [_row_doc(r) for r in rows]
@@ -394,13 +391,7 @@ def run(
     cfg = asdict(config)
     cfg["groups"] = [g.name for g in chosen]
     return {
-        "schema": SCHEMA,
-        "created": started.isoformat(timespec="seconds"),
-        "duration_s": round((datetime.now(timezone.utc) - started).total_seconds(), 1),
-        "command": command or "reinfors-gym bench --loops",
-        "machine": machine_info(),
-        "load_average": {"before": load_before, "after": load_average()},
-        "config": cfg,
+        **start.header(SCHEMA, command or "reinfors-gym bench --loops", cfg),
         "groups": [asdict(g) for g in chosen],
         "rows": docs,
         "summary": summary,
@@ -410,32 +401,23 @@ def run(
 
 def validate(doc: Any) -> dict[str, Any]:
     """Checks a loops results document's shape; returns it, or raises ValueError."""
-
-    def need(cond: bool, what: str) -> None:
-        if not cond:
-            raise ValueError(f"not a reinfors-gym loops result: {what}")
-
-    need(isinstance(doc, dict), "top level must be an object")
-    need(doc.get("schema") == SCHEMA, f"schema must be {SCHEMA!r}")
-    for key, kind in (("machine", dict), ("config", dict), ("groups", list), ("rows", list)):
-        need(isinstance(doc.get(key), kind), f"{key!r} must be a {kind.__name__}")
+    need = requirement("loops result")
+    fields = (("machine", dict), ("config", dict), ("groups", list), ("rows", list))
+    check_header(doc, SCHEMA, fields, need)
     need(isinstance(doc.get("summary"), dict), "'summary' must be an object")
     names = {g["name"] for g in doc["groups"]}
     for row in doc["rows"]:
         need(row.get("group") in names and row.get("loop") in LOOPS, f"row {row.get('id')}")
-        for name, s in row["stats"].items():
-            need(s["min"] <= s["median"] <= s["max"], f"stats {name!r} of {row['id']} unordered")
+        check_stats(row, need)
     return doc
 
 
 def dump(doc: dict[str, Any], path: Path) -> None:
-    validate(doc)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(doc, indent=2) + "\n")
+    documents.write(doc, path, validate)
 
 
 def load(path: Path) -> dict[str, Any]:
-    return validate(json.loads(Path(path).read_text()))
+    return documents.read(path, validate)
 
 
 # --------------------------------------------------------------------------- the report
@@ -492,8 +474,6 @@ def main(argv: list[str] | None = None) -> None:
         warmup=args.warmup,
         groups=tuple(g for g in args.groups.split(",") if g),
     )
-    from .harness import print_machine_info
-
     print_machine_info()
     argv = sys.argv[1:] if argv is None else argv
     doc = run(config, command=" ".join(["python bench/bench_loops.py", *map(shlex.quote, argv)]))

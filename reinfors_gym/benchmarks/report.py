@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from .harness import SECTIONS
+from .sections import SECTIONS
 
 CHARTS = {
     "threads": "bench_threads.png",
@@ -147,8 +147,25 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
     def label_of(variant: str) -> str:
         return next((r["label"] for r in doc["rows"] if r["variant"] == variant), variant)
 
+    def measured(section: str) -> list[dict[str, Any]]:
+        return [r for r in section_rows(doc, section) if not r["skipped"] and r["stats"]]
+
+    def rates(rows: list[dict[str, Any]]) -> tuple[list[float], list[list[float]]]:
+        """Each row's median steps/s, and its range as error bars below and above it."""
+        med = [r["stats"]["steps_per_s"]["median"] for r in rows]
+        lo = [m - r["stats"]["steps_per_s"]["min"] for m, r in zip(med, rows, strict=True)]
+        hi = [r["stats"]["steps_per_s"]["max"] - m for m, r in zip(med, rows, strict=True)]
+        return med, [lo, hi]
+
+    def save(fig: Any, section: str) -> None:
+        """Writes `fig` as the chart of `section`."""
+        fig.tight_layout()
+        written.append(img_dir / CHARTS[section])
+        fig.savefig(written[-1], dpi=110)
+        plt.close(fig)
+
     # throughput vs threads
-    rows = [r for r in section_rows(doc, "threads") if not r["skipped"] and r["stats"]]
+    rows = measured("threads")
     if rows:
         fig, ax = plt.subplots(figsize=(6.4, 4.2))
         n = rows[0]["params"]["num_envs"]
@@ -180,10 +197,7 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         ax.set_title(f"Throughput vs threads, {n} envs\n{subtitle}", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        written.append(img_dir / CHARTS["threads"])
-        fig.savefig(written[-1], dpi=110)
-        plt.close(fig)
+        save(fig, "threads")
 
     def log2_line_chart(section: str, x: str, xlabel: str, title: str) -> None:
         """Ours' throughput against a doubling parameter (num_envs, requested threads)."""
@@ -201,10 +215,7 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         ax.set_title(f"{title}\n{subtitle}", fontsize=10)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        fig.tight_layout()
-        written.append(img_dir / CHARTS[section])
-        fig.savefig(written[-1], dpi=110)
-        plt.close(fig)
+        save(fig, section)
 
     if section_rows(doc, "num_envs"):
         threads = section_rows(doc, "num_envs")[0]["params"]["threads"]
@@ -213,14 +224,12 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         )
 
     # single env
-    rows = [r for r in section_rows(doc, "single") if not r["skipped"] and r["stats"]]
+    rows = measured("single")
     if rows:
         fig, ax = plt.subplots(figsize=(6.4, 3.6))
-        med = [r["stats"]["steps_per_s"]["median"] for r in rows]
-        lo = [m - r["stats"]["steps_per_s"]["min"] for m, r in zip(med, rows, strict=True)]
-        hi = [r["stats"]["steps_per_s"]["max"] - m for m, r in zip(med, rows, strict=True)]
+        med, spread = rates(rows)
         colors = ["tab:blue" if r["family"] == "ours" else "tab:gray" for r in rows]
-        bars = ax.barh([r["label"] for r in rows], med, xerr=[lo, hi], color=colors, capsize=3)
+        bars = ax.barh([r["label"] for r in rows], med, xerr=spread, color=colors, capsize=3)
         # Each median written beside its bar: the anchors' bars are too short to read off.
         ax.bar_label(bars, labels=[f"{m:,.0f}" for m in med], padding=6, fontsize=8)
         ax.invert_yaxis()
@@ -230,12 +239,9 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
         ax.set_xlabel("env steps/s (single thread)")
         ax.set_title(f"Single env, single thread\n{subtitle}", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
-        fig.tight_layout()
-        written.append(img_dir / CHARTS["single"])
-        fig.savefig(written[-1], dpi=110)
-        plt.close(fig)
+        save(fig, "single")
     # policy in the loop: bars, the ceiling first
-    rows = [r for r in section_rows(doc, "policy") if not r["skipped"] and r["stats"]]
+    rows = measured("policy")
     if rows:
         fig, ax = plt.subplots(figsize=(8.0, 4.4))
         # Wrapped: the full labels are wider than the figure.
@@ -243,25 +249,20 @@ def charts(doc: dict[str, Any], img_dir: Path) -> tuple[list[Path], str | None]:
             textwrap.fill(f"{r['label']} ({config_text(r['params'], r['variant'])})", 36)
             for r in rows
         ]
-        med = [r["stats"]["steps_per_s"]["median"] for r in rows]
-        lo = [m - r["stats"]["steps_per_s"]["min"] for m, r in zip(med, rows, strict=True)]
-        hi = [r["stats"]["steps_per_s"]["max"] - m for m, r in zip(med, rows, strict=True)]
+        med, spread = rates(rows)
         colors = [
             "tab:green" if r["variant"] == "policy-alone"
             else "tab:blue" if r["family"] == "ours" else "tab:gray"
             for r in rows
         ]  # fmt: skip
-        ax.barh(names, med, xerr=[lo, hi], color=colors, capsize=3)
+        ax.barh(names, med, xerr=spread, color=colors, capsize=3)
         ax.invert_yaxis()
         ax.tick_params(axis="y", labelsize=7)
         ax.set_xlabel("env steps/s, a Nature-CNN policy between steps")
         n = rows[0]["params"]["num_envs"]
         ax.set_title(f"Policy in the loop, batches of {n} envs\n{subtitle}", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
-        fig.tight_layout()
-        written.append(img_dir / CHARTS["policy"])
-        fig.savefig(written[-1], dpi=110)
-        plt.close(fig)
+        save(fig, "policy")
 
     if section_rows(doc, "oversub"):
         n = section_rows(doc, "oversub")[0]["params"]["num_envs"]

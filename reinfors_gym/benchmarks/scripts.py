@@ -3,10 +3,11 @@ bench/bench_collector.py: the same options as before, each running one part of t
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
+from argparse import ArgumentParser, Namespace
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,13 +23,37 @@ def _run(config: Config, argv: list[str] | None, script: str) -> dict[str, Any]:
     return doc
 
 
+def _parser(main: Callable[..., None], seconds: float, warmup: bool = True) -> ArgumentParser:
+    """The options every section script takes: trials, seconds (and warm-up) per measurement,
+    and where to write the results."""
+    parser = ArgumentParser(description=main.__doc__)
+    parser.add_argument("--trials", type=int, default=3)
+    parser.add_argument("--seconds", type=float, default=seconds)
+    if warmup:
+        parser.add_argument("--warmup", type=float, default=1.0)
+    parser.add_argument("--json", type=Path, help="also write the results here")
+    return parser
+
+
+def _config(args: Namespace, **fields: Any) -> Config:
+    """The run a script's options ask for, with its own `fields` (sections, sizes)."""
+    timing = {"trials": args.trials, "seconds": args.seconds}
+    if "warmup" in args:
+        timing["warmup"] = args.warmup
+    return Config(**timing, **fields)
+
+
+def _measured(doc: dict[str, Any], section: str) -> list[dict[str, Any]]:
+    return [r for r in doc["rows"] if r["section"] == section and not r["skipped"]]
+
+
 def _medians(doc: dict[str, Any], section: str, key_of) -> dict[str, Any]:
     metric = doc["sections"][section]["metric"]
-    return {
-        key_of(r): r["stats"][metric]
-        for r in doc["rows"]
-        if r["section"] == section and not r["skipped"]
-    }
+    return {key_of(r): r["stats"][metric] for r in _measured(doc, section)}
+
+
+def _row_medians(row: dict[str, Any]) -> dict[str, float]:
+    return {k: v["median"] for k, v in row["stats"].items()}
 
 
 def _write(path: Path | None, payload: dict[str, Any]) -> None:
@@ -39,16 +64,8 @@ def _write(path: Path | None, payload: dict[str, Any]) -> None:
 
 def single_main(argv: list[str] | None = None) -> None:
     """Single env, single thread: every installed system (random actions, frame every step)."""
-    parser = argparse.ArgumentParser(description=single_main.__doc__)
-    parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--warmup", type=float, default=1.0)
-    parser.add_argument("--json", type=Path, help="also write the results here")
-    args = parser.parse_args(argv)
-    config = Config(
-        trials=args.trials, seconds=args.seconds, warmup=args.warmup, sections=("single",)
-    )
-    doc = _run(config, argv, "bench/bench_single.py")
+    args = _parser(single_main, seconds=5.0).parse_args(argv)
+    doc = _run(_config(args, sections=("single",)), argv, "bench/bench_single.py")
     names = {"ours-gym": "reinfors-gym"}
     _write(args.json, _medians(doc, "single", lambda r: names.get(r["variant"], r["variant"])))
 
@@ -56,28 +73,15 @@ def single_main(argv: list[str] | None = None) -> None:
 def vector_main(argv: list[str] | None = None) -> None:
     """Vector stepping at equal env and thread counts (ours over 1..cores threads, EnvPool,
     AsyncVectorEnv), and resident memory per env."""
-    parser = argparse.ArgumentParser(description=vector_main.__doc__)
-    parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=4.0)
-    parser.add_argument("--warmup", type=float, default=1.0)
+    parser = _parser(vector_main, seconds=4.0)
     parser.add_argument("--num-envs", type=int, default=8)
-    parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    config = Config(
-        trials=args.trials,
-        seconds=args.seconds,
-        warmup=args.warmup,
-        vector_envs=args.num_envs,
-        sections=("threads", "memory"),
-    )
+    config = _config(args, vector_envs=args.num_envs, sections=("threads", "memory"))
     doc = _run(config, argv, "bench/bench_vector.py")
     speed = _medians(doc, "threads", lambda r: f"{r['variant']} threads={r['params']['threads']}")
     memory = {
-        f"{r['variant']} num_envs={r['params']['num_envs']}": {
-            k: v["median"] for k, v in r["stats"].items()
-        }
-        for r in doc["rows"]
-        if r["section"] == "memory" and not r["skipped"]
+        f"{r['variant']} num_envs={r['params']['num_envs']}": _row_medians(r)
+        for r in _measured(doc, "memory")
     }
     _write(args.json, {"speed": speed, "memory": memory})
 
@@ -85,18 +89,14 @@ def vector_main(argv: list[str] | None = None) -> None:
 def collector_main(argv: list[str] | None = None) -> None:
     """Collector records/s (zero-cost infer) beside the raw vector env and reinfors' Engine, and
     the collect/train overlap of streaming."""
-    parser = argparse.ArgumentParser(description=collector_main.__doc__)
+    parser = _parser(collector_main, seconds=5.0, warmup=False)
     parser.add_argument("--games", type=int, default=16)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or usable_cores())
     parser.add_argument("--collect-size", type=int, default=1024)
-    parser.add_argument("--trials", type=int, default=3)
-    parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--updates", type=int, default=8)
-    parser.add_argument("--json", type=Path)
     args = parser.parse_args(argv)
-    config = Config(
-        trials=args.trials,
-        seconds=args.seconds,
+    config = _config(
+        args,
         games=args.games,
         env_threads=args.threads,
         collect_size=args.collect_size,
@@ -104,14 +104,7 @@ def collector_main(argv: list[str] | None = None) -> None:
         sections=("collector", "overlap"),
     )
     doc = _run(config, argv, "bench/bench_collector.py")
-    overlap = next(
-        (
-            {k: v["median"] for k, v in r["stats"].items()}
-            for r in doc["rows"]
-            if r["section"] == "overlap" and not r["skipped"]
-        ),
-        None,
-    )
+    overlap = next((_row_medians(r) for r in _measured(doc, "overlap")), None)
     _write(
         args.json,
         {"throughput": _medians(doc, "collector", lambda r: r["variant"]), "overlap": overlap},
