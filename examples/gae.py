@@ -44,6 +44,7 @@ def next_values(
     values = np.asarray(values)
     following = np.concatenate([values[1:], np.asarray(bootstrap_values)[None]])
     if truncations is not None:
+        assert final_values is not None, "truncated steps bootstrap from final_values"
         following = np.where(truncations, final_values, following)
     return np.where(terminations, 0.0, following).astype(values.dtype)
 
