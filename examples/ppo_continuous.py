@@ -165,6 +165,20 @@ def layer_init(layer: nn.Module, std: float = np.sqrt(2), bias_const: float = 0.
     return layer
 
 
+def nature_cnn(channels: int) -> nn.Sequential:
+    """The Nature-DQN convolutions over `channels` input planes, flattened (64 x 8 x 8 features
+    on 96 x 96 frames)."""
+    return nn.Sequential(
+        layer_init(nn.Conv2d(channels, 32, 8, stride=4)),
+        nn.ReLU(),
+        layer_init(nn.Conv2d(32, 64, 4, stride=2)),
+        nn.ReLU(),
+        layer_init(nn.Conv2d(64, 64, 3, stride=1)),
+        nn.ReLU(),
+        nn.Flatten(),
+    )
+
+
 class Agent(nn.Module):
     """Nature-CNN trunk shared by a Gaussian policy (state-independent log-std) and a value."""
 
@@ -172,15 +186,7 @@ class Agent(nn.Module):
         super().__init__()
         height, width, channels = shape_of(envs.single_observation_space)
         action_dim = int(np.prod(shape_of(envs.single_action_space)))
-        self.network = nn.Sequential(
-            layer_init(nn.Conv2d(channels, 32, 8, stride=4)),
-            nn.ReLU(),
-            layer_init(nn.Conv2d(32, 64, 4, stride=2)),
-            nn.ReLU(),
-            layer_init(nn.Conv2d(64, 64, 3, stride=1)),
-            nn.ReLU(),
-            nn.Flatten(),
-        )
+        self.network = nature_cnn(channels)
         with torch.no_grad():
             n_flat = self.network(torch.zeros(1, channels, height, width)).shape[1]
         self.network.append(layer_init(nn.Linear(n_flat, 512)))

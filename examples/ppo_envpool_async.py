@@ -37,6 +37,7 @@ except ImportError:
     sys.exit("This example needs PyTorch: pip install torch")
 
 from gae import gae  # examples/gae.py, beside this script
+from ppo_continuous import layer_init, nature_cnn  # the CleanRL-style example's network parts
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -64,30 +65,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def layer(module: nn.Module, std: float = 2**0.5) -> nn.Module:
-    nn.init.orthogonal_(module.weight, std)  # type: ignore[arg-type]
-    nn.init.zeros_(module.bias)  # type: ignore[arg-type]
-    return module
-
-
 class Agent(nn.Module):
     """Nature CNN over stacked grayscale frames; Gaussian actor and value head."""
 
     def __init__(self, stack: int):
         super().__init__()
-        self.encoder = nn.Sequential(
-            layer(nn.Conv2d(stack, 32, 8, stride=4)),
-            nn.ReLU(),
-            layer(nn.Conv2d(32, 64, 4, stride=2)),
-            nn.ReLU(),
-            layer(nn.Conv2d(64, 64, 3, stride=1)),
-            nn.ReLU(),
-            nn.Flatten(),
-            layer(nn.Linear(64 * 8 * 8, 512)),
-            nn.ReLU(),
-        )
-        self.actor = layer(nn.Linear(512, 3), 0.01)
-        self.critic = layer(nn.Linear(512, 1), 1.0)
+        self.encoder = nature_cnn(stack)
+        self.encoder.append(layer_init(nn.Linear(64 * 8 * 8, 512)))
+        self.encoder.append(nn.ReLU())
+        self.actor = layer_init(nn.Linear(512, 3), 0.01)
+        self.critic = layer_init(nn.Linear(512, 1), 1.0)
         self.log_std = nn.Parameter(torch.full((3,), -0.5))
 
     def forward(
