@@ -25,7 +25,7 @@ Each side's `--sides` name is in parentheses.
   synchronous batch on 2 threads (the collector's): the fastest vector env commonly used in its
   place. EnvPool has no preprocessing for CarRacing, so it is done here in NumPy: 4 `step`
   calls per decision with the same action, Gymnasium's luminance grayscale of the last frame, a
-  2-frame stack (see `EnvPoolGames` for the episode ends).
+  2-frame stack (see `EnvPoolGames` in bench/anchor_games.py for the episode ends).
 - **The policy alone** (`policy-alone`): the same synchronous loop with no env (`NoGames`: the
   same frames every decision, no reward, no episode end). Its rate is the physical limit of a
   loop that runs the policy's forward passes and updates one after the other on these cores.
@@ -43,8 +43,9 @@ epochs' forward and backward passes) it gives the FLOP-bound limit in decisions/
 side's fraction of it (`learner_limit`).
 
 The two anchors run the usual synchronous PPO loop (collect a batch with one forward pass per
-decision, then train on it): actions sampled as the collector samples them, GAE in NumPy, and a
-truncated episode bootstrapped from its final frame. They are trained on Gymnasium's reward;
+decision, then train on it): actions sampled as the collector samples them, GAE in NumPy
+(examples/gae.py, the collector's recurrence), and a truncated episode bootstrapped from its
+final frame. They are trained on Gymnasium's reward;
 the recipe's off-road shaping has no Gymnasium counterpart, and it does not change the cost of
 a step (the update's cost may differ a little where the target KL stops the epochs at another
 point).
@@ -60,25 +61,19 @@ from __future__ import annotations
 
 import argparse
 import csv
-import functools
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import NamedTuple, Protocol
+from typing import NamedTuple
 
-os.environ.setdefault("SDL_VIDEODRIVER", "dummy")  # Gymnasium's CarRacing draws with pygame
-os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+import numpy as np
 
-import gymnasium as gym  # noqa: E402
-import numpy as np  # noqa: E402
-
-from reinfors_gym.benchmarks import harness  # noqa: E402
+from reinfors_gym.benchmarks import harness
 
 try:
     import torch
@@ -87,16 +82,16 @@ except ImportError:
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
-import evaluate  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # anchor_games.py
 import train  # noqa: E402
+from anchor_games import EnvPoolGames, Games, GymnasiumGames, NoGames, Transition  # noqa: E402
+from gae import gae, next_values  # noqa: E402
 from ppo_carracing import ppo_update  # noqa: E402
 
 RECIPE = train.parse_args([])  # every option at the recipe's default
 # The collector keeps a Beta sample this far inside (0, 1), so that the stored float32 action is
 # strictly inside the box and its log-density finite (rust/src/collector.rs).
 BETA_EDGE = 1e-6
-# Gymnasium's GrayscaleObservation: these weights in float64, summed and truncated to uint8.
-LUMINANCE = np.array([0.2125, 0.7154, 0.0721])
 
 
 def machine_info() -> dict[str, str]:
@@ -158,150 +153,6 @@ def ours_before(updates: int) -> float:
         return train_py_rate(Path(tmp) / "examples", updates)
 
 
-# --------------------------------------------------------------------------- the anchors' games
-
-
-class Transition(NamedTuple):
-    """One decision of every game, with the same-step autoreset: `obs` is the next decision's
-    observation (a new episode's first where one ended); `final_obs` maps each game whose
-    episode ended to that episode's last observation."""
-
-    obs: np.ndarray
-    rewards: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    final_obs: dict[int, np.ndarray]
-
-
-class Games(Protocol):
-    """A batch of games with the recipe's observations, stepped one decision at a time."""
-
-    def reset(self) -> np.ndarray: ...
-    def step(self, actions: np.ndarray) -> Transition: ...
-    def close(self) -> None: ...
-
-
-def preprocessing(args: argparse.Namespace) -> dict[str, object]:
-    return {"frame_skip": args.frame_skip, "stack_num": args.stack_num, "grayscale": args.grayscale}
-
-
-class GymnasiumGames:
-    """`AsyncVectorEnv` over `CarRacing-v3`, each wrapped by `evaluate.make_env`, the wrappers
-    the exported policy is evaluated with."""
-
-    def __init__(self, args: argparse.Namespace):
-        make = functools.partial(evaluate.make_env, "gymnasium", preprocessing(args))
-        self.envs = gym.vector.AsyncVectorEnv(
-            [make] * args.n_games, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
-        )
-        self.seed = args.seed
-
-    def reset(self) -> np.ndarray:
-        return self.envs.reset(seed=self.seed)[0]
-
-    def step(self, actions: np.ndarray) -> Transition:
-        obs, rewards, terminated, truncated, info = self.envs.step(actions)
-        ended = np.flatnonzero(terminated | truncated)
-        final_obs = {int(i): info["final_obs"][i] for i in ended}
-        return Transition(obs, rewards.astype(np.float32), terminated, truncated, final_obs)
-
-    def close(self) -> None:
-        self.envs.close()
-
-
-def grayscale(frames: np.ndarray) -> np.ndarray:
-    """`(..., 96, 96, 3)` uint8 RGB -> `(..., 96, 96)` luminance, as `GrayscaleObservation`."""
-    return np.sum(np.multiply(frames, LUMINANCE), axis=-1).astype(np.uint8)
-
-
-class EnvPoolGames:
-    """EnvPool's `CarRacing-v3` as one synchronous batch, with the recipe's preprocessing here.
-
-    EnvPool resets a game on the `step` call after its episode ended (that call ignores the
-    action, returns the new episode's first frame, reward 0 and `elapsed_step` 0), and it cannot
-    step part of a synchronous batch. So every decision makes exactly `frame_skip` calls for all
-    games. A game's rewards are summed until its episode ends (termination, or truncation after
-    1000 simulation steps); the frame of that call is its final frame. The calls left in the
-    decision are its reset and the first steps of its new episode with the same action; their
-    rewards are not counted. A game that ends on a decision's last call is reset by the next
-    decision's first call. Either way, after the decision with the reset, both frames of the
-    game's stack are its last frame (`FrameStackObservation` pads a new episode with its first
-    frame). The simulation work is the wrappers' to within a step per episode: `frame_skip`
-    calls per decision, one of which is the reset once per episode (the wrappers add the reset
-    to their steps)."""
-
-    def __init__(self, args: argparse.Namespace, max_episode_steps: int = 1000):
-        import envpool
-
-        gym.logger.min_level = 40  # EnvPool's spaces warn about float64 bounds at every make
-        self.pool = envpool.make_gymnasium(
-            "CarRacing-v3",
-            num_envs=args.n_games,
-            batch_size=args.n_games,
-            num_threads=args.n_threads,  # the collector's threads
-            seed=args.seed,
-            max_episode_steps=max_episode_steps,
-        )
-        self.frame_skip = args.frame_skip
-        self.stack_num = args.stack_num
-        self.stack = np.empty(0, np.uint8)
-
-    def reset(self) -> np.ndarray:
-        frames, _ = self.pool.reset()
-        gray = grayscale(frames)
-        self.stack = np.repeat(gray[:, None], self.stack_num, axis=1)
-        return self.stack.copy()
-
-    def step(self, actions: np.ndarray) -> Transition:
-        n = len(actions)
-        rewards = np.zeros(n, np.float32)
-        terminated, truncated = np.zeros(n, bool), np.zeros(n, bool)
-        ended, reset = np.zeros(n, bool), np.zeros(n, bool)
-        final_frames: dict[int, np.ndarray] = {}
-        for _ in range(self.frame_skip):
-            frames, reward, term, trunc, info = self.pool.step(actions)
-            live = ~ended
-            rewards[live] += reward[live]
-            reset |= info["elapsed_step"] == 0
-            ending = live & (term | trunc)
-            for i in np.flatnonzero(ending):
-                final_frames[int(i)] = grayscale(frames[i])  # a copy, whatever EnvPool reuses
-            terminated |= ending & term
-            truncated |= ending & trunc & ~term
-            ended |= ending
-        final_obs = {
-            i: np.concatenate([self.stack[i, 1:], frame[None]]) for i, frame in final_frames.items()
-        }
-        last = grayscale(frames)
-        self.stack = np.concatenate([self.stack[:, 1:], last[:, None]], axis=1)
-        self.stack[reset] = last[reset, None]
-        return Transition(self.stack.copy(), rewards, terminated, truncated, final_obs)
-
-    def close(self) -> None:
-        self.pool.close()
-
-
-class NoGames:
-    """The physical limit: no env at all. Every decision returns the same frames, no reward and
-    no episode end, so the loop's time is the policy's alone (a forward pass per decision and
-    the PPO update)."""
-
-    def __init__(self, args: argparse.Namespace):
-        shape = (args.n_games, args.stack_num if args.grayscale else 3 * args.stack_num, 96, 96)
-        self.obs = np.random.default_rng(args.seed).integers(0, 256, shape, dtype=np.uint8)
-
-    def reset(self) -> np.ndarray:
-        return self.obs.copy()
-
-    def step(self, actions: np.ndarray) -> Transition:
-        n = len(actions)
-        none = np.zeros(n, bool)
-        return Transition(self.obs.copy(), np.zeros(n, np.float32), none, none.copy(), {})
-
-    def close(self) -> None:
-        pass
-
-
 # --------------------------------------------------------------------------- the anchors' PPO loop
 
 
@@ -325,27 +176,24 @@ def sample_actions(alpha: torch.Tensor, beta: torch.Tensor) -> tuple[np.ndarray,
     return actions.numpy(), dist.log_prob(actions).float().numpy()
 
 
-def values_after_end(agent: train.BetaAgent, step: Transition) -> np.ndarray:
-    """The value after each game's decision where its episode ended: 0 after a termination,
-    the final observation's after a truncation (the episode was cut, not over); NaN where the
-    game goes on (the next decision's value, filled in later)."""
-    after = np.full(len(step.rewards), np.nan, np.float32)
-    after[step.terminated] = 0.0
+def final_values(agent: train.BetaAgent, step: Transition) -> np.ndarray:
+    """The value of the final observation of each game whose episode was truncated (cut, not
+    over) at this decision; NaN elsewhere, as the collector's `final_values`."""
+    values = np.full(len(step.rewards), np.nan, np.float32)
     cut = np.flatnonzero(step.truncated & ~step.terminated)
     if len(cut):
         final = np.stack([step.final_obs[i] for i in cut])
         with torch.no_grad():
-            after[cut] = agent(torch.from_numpy(final))[2].numpy()
-    return after
+            values[cut] = agent(torch.from_numpy(final))[2].numpy()
+    return values
 
 
 def collect_rollout(
     agent: train.BetaAgent, games: Games, obs: np.ndarray, steps: int
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """`steps` decisions of every game: time-major arrays, and the observation after them."""
-    columns: dict[str, list[np.ndarray]] = {
-        k: [] for k in ("obs", "actions", "log_probs", "values", "rewards", "dones", "after_end")
-    }
+    names = "obs actions log_probs values rewards terminations truncations final_values".split()
+    columns: dict[str, list[np.ndarray]] = {k: [] for k in names}
     for _ in range(steps):
         with torch.no_grad():
             alpha, beta, value = agent(torch.from_numpy(obs))
@@ -356,33 +204,22 @@ def collect_rollout(
         columns["log_probs"].append(log_probs)
         columns["values"].append(value.numpy())
         columns["rewards"].append(step.rewards)
-        columns["dones"].append((step.terminated | step.truncated).astype(np.float32))
-        columns["after_end"].append(values_after_end(agent, step))
+        columns["terminations"].append(step.terminated)
+        columns["truncations"].append(step.truncated & ~step.terminated)
+        columns["final_values"].append(final_values(agent, step))
         obs = step.obs
     return {k: np.stack(v) for k, v in columns.items()}, obs
-
-
-def gae(rewards, values, dones, next_values, gamma, lam) -> tuple[np.ndarray, np.ndarray]:
-    """Time-major GAE; `next_values[t]` is the value after step t (0 after a termination)."""
-    advantages = np.zeros_like(rewards)
-    running = np.zeros(rewards.shape[1], dtype=np.float32)
-    for t in reversed(range(len(rewards))):
-        delta = rewards[t] + gamma * next_values[t] - values[t]
-        running = delta + gamma * lam * (1.0 - dones[t]) * running
-        advantages[t] = running
-    return advantages, advantages + values
 
 
 def ppo_batch(
     rollout: dict[str, np.ndarray], last_value: np.ndarray, args: argparse.Namespace
 ) -> NumpyBatch:
     """The rollout with its advantages and returns, flattened as `ppo_update` reads it."""
-    following = np.concatenate([rollout["values"][1:], last_value[None]])
-    ended = ~np.isnan(rollout["after_end"])
-    next_values = np.where(ended, rollout["after_end"], following)
-    advantages, returns = gae(
-        rollout["rewards"], rollout["values"], rollout["dones"], next_values, args.gamma, args.lam
-    )
+    r = rollout
+    ends = r["terminations"], r["truncations"]
+    targets = next_values(r["values"], last_value, *ends, r["final_values"])
+    dones = r["terminations"] | r["truncations"]
+    advantages, returns = gae(r["rewards"], r["values"], targets, dones, args.gamma, args.lam)
     n = rollout["rewards"].size
     return NumpyBatch({
         "obs": rollout["obs"].reshape(n, *rollout["obs"].shape[2:]),

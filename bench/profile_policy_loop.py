@@ -31,9 +31,10 @@ sys.path.insert(0, str(ROOT))
 
 from reinfors_gym.benchmarks.harness import print_machine_info  # noqa: E402
 from reinfors_gym.benchmarks.systems import _nature_cnn_agent  # noqa: E402
+from reinfors_gym.car_racing import continuous_action_space  # noqa: E402
 
-LOW = np.array([-1.0, 0.0, 0.0], np.float32)
-HIGH = np.array([1.0, 1.0, 1.0], np.float32)
+ACTION_BOX = continuous_action_space()
+LOW, HIGH = ACTION_BOX.low, ACTION_BOX.high
 
 
 def policy_alone(act, envs: int, iters: int) -> dict[str, float]:

@@ -2,10 +2,12 @@
 
     pip install -e ".[examples]"            # or: pip install torch
     python examples/ppo_continuous.py --total-timesteps 1000000 --log-csv out/ppo.csv
+    SDL_VIDEODRIVER=dummy python examples/ppo_continuous.py --env gymnasium \
+        --total-timesteps 1000000 --log-csv out/ppo_gymnasium.csv
 
-`examples/ppo_continuous.py` (reinfors/CarRacing-v0 in our Rust vector env) and
-`examples/ppo_continuous_gymnasium.py` (Gymnasium's CarRacing-v3 in an `AsyncVectorEnv`) differ
-only in the line that creates the vector env, so their speed and learning compare directly.
+`--env ours` (reinfors/CarRacing-v0 in our Rust vector env) and `--env gymnasium` (Gymnasium's
+CarRacing-v3 in an `AsyncVectorEnv`) differ only in the line that creates the vector env
+(`make_envs`), so their speed and learning compare directly.
 
 Autoreset: the vector env uses Gymnasium 1.x's default `NEXT_STEP` mode. When sub-env i reports
 `terminated or truncated` at step t, the observation it returns is the episode's final one, and
@@ -14,7 +16,8 @@ with reward 0. That reset step is not a decision of the agent, so it is stored b
 it gets no advantage from the previous episode (GAE stops at `done`), and it is left out of the
 PPO loss. In exchange, the value of the final observation is computed for free on the step after
 `done`, so truncated episodes (the 1000-step time limit) bootstrap from V(final_obs), and only
-terminated ones cut the return at zero.
+terminated ones cut the return at zero. GAE itself is examples/gae.py's, shared with the other
+examples.
 """
 
 from __future__ import annotations
@@ -47,6 +50,8 @@ except ImportError:
         "This example needs PyTorch: pip install 'reinfors-gym[examples]' (or pip install torch)"
     )
 
+from gae import gae, next_values  # examples/gae.py, beside this script
+
 
 @dataclass
 class Args:
@@ -58,6 +63,8 @@ class Args:
     """use CUDA when it is available"""
     log_csv: str | None = None
     """if given, write one (global_step, episodic_return, sps) row per finished episode here"""
+    env: str = "ours"
+    """CarRacing to train on: ours (reinfors/CarRacing-v0) or gymnasium (CarRacing-v3, async)"""
 
     total_timesteps: int = 1_000_000
     """total environment steps of the experiment"""
@@ -93,6 +100,17 @@ class Args:
     """stop the update epochs early past this approximate KL (None: never)"""
 
 
+#: The values a string field may take, where it is not free text.
+CHOICES = {"env": ["ours", "gymnasium"]}
+
+
+def make_envs(args: Args) -> gym.vector.VectorEnv:
+    """The vector env of `--env`: the one line in which the two runs differ."""
+    if args.env == "ours":
+        return gym.make_vec("reinfors/CarRacing-v0", num_envs=args.num_envs)
+    return gym.make_vec("CarRacing-v3", num_envs=args.num_envs, vectorization_mode="async")
+
+
 def field_docs(cls: type) -> dict[str, str]:
     """The docstring under each field of a dataclass, by field name."""
     cls_def = ast.parse(textwrap.dedent(inspect.getsource(cls))).body[0]
@@ -125,7 +143,13 @@ def parse_args() -> Args:
             )
         else:
             kind = {"int": int, "float": float}.get(field.type.split(" |")[0], str)
-            parser.add_argument(flag, type=kind, default=field.default, help=help_text)
+            parser.add_argument(
+                flag,
+                type=kind,
+                default=field.default,
+                choices=CHOICES.get(field.name),
+                help=help_text,
+            )
     return Args(**vars(parser.parse_args()))
 
 
@@ -141,6 +165,20 @@ def layer_init(layer: nn.Module, std: float = np.sqrt(2), bias_const: float = 0.
     return layer
 
 
+def nature_cnn(channels: int) -> nn.Sequential:
+    """The Nature-DQN convolutions over `channels` input planes, flattened (64 x 8 x 8 features
+    on 96 x 96 frames)."""
+    return nn.Sequential(
+        layer_init(nn.Conv2d(channels, 32, 8, stride=4)),
+        nn.ReLU(),
+        layer_init(nn.Conv2d(32, 64, 4, stride=2)),
+        nn.ReLU(),
+        layer_init(nn.Conv2d(64, 64, 3, stride=1)),
+        nn.ReLU(),
+        nn.Flatten(),
+    )
+
+
 class Agent(nn.Module):
     """Nature-CNN trunk shared by a Gaussian policy (state-independent log-std) and a value."""
 
@@ -148,15 +186,7 @@ class Agent(nn.Module):
         super().__init__()
         height, width, channels = shape_of(envs.single_observation_space)
         action_dim = int(np.prod(shape_of(envs.single_action_space)))
-        self.network = nn.Sequential(
-            layer_init(nn.Conv2d(channels, 32, 8, stride=4)),
-            nn.ReLU(),
-            layer_init(nn.Conv2d(32, 64, 4, stride=2)),
-            nn.ReLU(),
-            layer_init(nn.Conv2d(64, 64, 3, stride=1)),
-            nn.ReLU(),
-            nn.Flatten(),
-        )
+        self.network = nature_cnn(channels)
         with torch.no_grad():
             n_flat = self.network(torch.zeros(1, channels, height, width)).shape[1]
         self.network.append(layer_init(nn.Linear(n_flat, 512)))
@@ -193,7 +223,7 @@ def main() -> None:
     torch.backends.cudnn.deterministic = args.torch_deterministic
     device = torch.device("cuda" if torch.cuda.is_available() and args.cuda else "cpu")
 
-    envs = gym.make_vec("reinfors/CarRacing-v0", num_envs=args.num_envs)
+    envs = make_envs(args)
     envs = gym.wrappers.vector.RecordEpisodeStatistics(envs)
     assert isinstance(envs.single_action_space, gym.spaces.Box), "continuous actions only"
     autoreset_mode = envs.metadata.get("autoreset_mode", gym.vector.AutoresetMode.NEXT_STEP)
@@ -204,7 +234,7 @@ def main() -> None:
     agent = Agent(envs).to(device)
     optimizer = optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
 
-    # Rollout storage; observations stay uint8 to keep it small.
+    # Rollout storage; observations stay uint8 to keep it small. What GAE reads is in NumPy.
     obs = torch.zeros(
         (args.num_steps, args.num_envs, *shape_of(envs.single_observation_space)),
         dtype=torch.uint8,
@@ -214,10 +244,10 @@ def main() -> None:
         (args.num_steps, args.num_envs, *shape_of(envs.single_action_space)), device=device
     )
     logprobs = torch.zeros((args.num_steps, args.num_envs), device=device)
-    rewards = torch.zeros((args.num_steps, args.num_envs), device=device)
-    terminations = torch.zeros((args.num_steps, args.num_envs), device=device)
-    dones = torch.zeros((args.num_steps, args.num_envs), device=device)
-    values = torch.zeros((args.num_steps, args.num_envs), device=device)
+    rewards = np.zeros((args.num_steps, args.num_envs), np.float32)
+    terminations = np.zeros((args.num_steps, args.num_envs), bool)
+    dones = np.zeros((args.num_steps, args.num_envs), bool)
+    values = np.zeros((args.num_steps, args.num_envs), np.float32)
     # valid[t, i] is False on the autoreset steps (the step after a done): not learned from.
     valid = torch.zeros((args.num_steps, args.num_envs), dtype=torch.bool, device=device)
 
@@ -248,7 +278,7 @@ def main() -> None:
 
             with torch.no_grad():
                 action, logprob, _, value = agent.get_action_and_value(next_obs)
-            values[step] = value.flatten()
+            values[step] = value.flatten().cpu().numpy()
             actions[step] = action
             logprobs[step] = logprob
 
@@ -256,9 +286,9 @@ def main() -> None:
             env_action = np.clip(action.cpu().numpy(), action_low, action_high)
             next_obs, reward, terminated, truncated, infos = envs.step(env_action)
             next_done = np.logical_or(terminated, truncated)
-            rewards[step] = torch.as_tensor(reward, dtype=torch.float32, device=device)
-            terminations[step] = torch.as_tensor(terminated, dtype=torch.float32, device=device)
-            dones[step] = torch.as_tensor(next_done, dtype=torch.float32, device=device)
+            rewards[step] = reward
+            terminations[step] = terminated
+            dones[step] = next_done
             next_obs = torch.as_tensor(next_obs, device=device)
 
             if "_episode" in infos:
@@ -273,24 +303,18 @@ def main() -> None:
         # bootstraps truncations, and `terminations` zeroes it for true terminal states. The
         # chain of advantages is cut at every done, so autoreset steps never leak into it.
         with torch.no_grad():
-            next_value = agent.get_value(next_obs).flatten()
-            advantages = torch.zeros_like(rewards)
-            lastgaelam = torch.zeros(args.num_envs, device=device)
-            for t in reversed(range(args.num_steps)):
-                nextvalues = next_value if t == args.num_steps - 1 else values[t + 1]
-                delta = rewards[t] + args.gamma * nextvalues * (1.0 - terminations[t]) - values[t]
-                lastgaelam = delta + args.gamma * args.gae_lambda * (1.0 - dones[t]) * lastgaelam
-                advantages[t] = lastgaelam
-            returns = advantages + values
+            next_value = agent.get_value(next_obs).flatten().cpu().numpy()
+        targets = next_values(values, next_value, terminations)
+        advantages, returns = gae(rewards, values, targets, dones, args.gamma, args.gae_lambda)
 
         # Flatten the batch and keep only the real decisions.
         b_valid = valid.reshape(-1)
         b_obs = obs.reshape((-1, *shape_of(envs.single_observation_space)))[b_valid]
         b_actions = actions.reshape((-1, *shape_of(envs.single_action_space)))[b_valid]
         b_logprobs = logprobs.reshape(-1)[b_valid]
-        b_advantages = advantages.reshape(-1)[b_valid]
-        b_returns = returns.reshape(-1)[b_valid]
-        b_values = values.reshape(-1)[b_valid]
+        b_advantages = torch.as_tensor(advantages.reshape(-1), device=device)[b_valid]
+        b_returns = torch.as_tensor(returns.reshape(-1), device=device)[b_valid]
+        b_values = torch.as_tensor(values.reshape(-1), device=device)[b_valid]
         n_valid = b_obs.shape[0]
         minibatch_size = max(1, -(-n_valid // args.num_minibatches))
 

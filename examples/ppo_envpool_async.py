@@ -11,7 +11,7 @@ loop (``async_reset``, ``recv``, ``send(actions, info["env_id"])``) stays as it 
 
 Storage follows CleanRL's asynchronous PPO: each rollout is ``num_steps + 1`` received batches,
 each row tagged with its ``env_id``. A sub-env's rows appear in its own order, so generalized
-advantage estimation runs backwards over the batches with per-env "next" values: a row's
+advantage estimation (examples/gae.py) runs over each sub-env's own sequence of rows: a row's
 reward and ``done`` arrive with the same sub-env's next row. A sub-env's last row of a rollout
 has no successor yet and is left out of the loss. Autoreset is ``SAME_STEP``: a row after
 ``done`` already shows the new episode, and ``done`` cuts the return there (time-limit
@@ -35,6 +35,9 @@ try:
     from torch.distributions.normal import Normal
 except ImportError:
     sys.exit("This example needs PyTorch: pip install torch")
+
+from gae import gae  # examples/gae.py, beside this script
+from ppo_continuous import layer_init, nature_cnn  # the CleanRL-style example's network parts
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -62,30 +65,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def layer(module: nn.Module, std: float = 2**0.5) -> nn.Module:
-    nn.init.orthogonal_(module.weight, std)  # type: ignore[arg-type]
-    nn.init.zeros_(module.bias)  # type: ignore[arg-type]
-    return module
-
-
 class Agent(nn.Module):
     """Nature CNN over stacked grayscale frames; Gaussian actor and value head."""
 
     def __init__(self, stack: int):
         super().__init__()
-        self.encoder = nn.Sequential(
-            layer(nn.Conv2d(stack, 32, 8, stride=4)),
-            nn.ReLU(),
-            layer(nn.Conv2d(32, 64, 4, stride=2)),
-            nn.ReLU(),
-            layer(nn.Conv2d(64, 64, 3, stride=1)),
-            nn.ReLU(),
-            nn.Flatten(),
-            layer(nn.Linear(64 * 8 * 8, 512)),
-            nn.ReLU(),
-        )
-        self.actor = layer(nn.Linear(512, 3), 0.01)
-        self.critic = layer(nn.Linear(512, 1), 1.0)
+        self.encoder = nature_cnn(stack)
+        self.encoder.append(layer_init(nn.Linear(64 * 8 * 8, 512)))
+        self.encoder.append(nn.ReLU())
+        self.actor = layer_init(nn.Linear(512, 3), 0.01)
+        self.critic = layer_init(nn.Linear(512, 1), 1.0)
         self.log_std = nn.Parameter(torch.full((3,), -0.5))
 
     def forward(
@@ -112,27 +101,26 @@ def advantages(
     gamma: float,
     lam: float,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """GAE over received batches (rows of `(T, B)` arrays tagged by `env_ids`). Row (t, k)'s
-    reward and done arrive with its sub-env's next row. Returns the advantages and a mask of
-    the rows that have a successor (the others are left out of the loss)."""
-    adv = np.zeros_like(values)
-    valid = np.zeros(values.shape, np.bool_)
-    seen = np.zeros(num_envs, np.bool_)
-    next_value = np.zeros(num_envs, np.float32)
-    next_reward = np.zeros(num_envs, np.float32)
-    next_done = np.zeros(num_envs, np.float32)
-    next_adv = np.zeros(num_envs, np.float32)
-    for t in range(values.shape[0] - 1, -1, -1):
-        e = env_ids[t]
-        keep = 1.0 - next_done[e]
-        delta = next_reward[e] + gamma * next_value[e] * keep - values[t]
-        a = delta + gamma * lam * keep * next_adv[e]
-        adv[t] = np.where(seen[e], a, 0.0)
-        valid[t] = seen[e]
-        next_value[e], next_reward[e], next_done[e] = values[t], rewards[t], dones[t]
-        next_adv[e] = np.where(seen[e], a, 0.0)
-        seen[e] = True
-    return adv, valid
+    """GAE over received batches (rows of `(T, B)` arrays tagged by `env_ids`), run on each
+    sub-env's own sequence of rows (examples/gae.py). Row (t, k)'s reward and done arrive with
+    its sub-env's next row, and so does its next value (0 after a done: `SAME_STEP` autoreset).
+    Returns the advantages and a mask of the rows that have a successor (the others are left
+    out of the loss)."""
+    ids, row_rewards, row_dones, row_values = (
+        a.reshape(-1) for a in (env_ids, rewards, dones, values)
+    )
+    adv = np.zeros(values.size, values.dtype)
+    valid = np.zeros(values.size, np.bool_)
+    for e in range(num_envs):
+        rows = np.flatnonzero(ids == e)  # in time order
+        if len(rows) < 2:
+            continue
+        now, then = rows[:-1], rows[1:]  # the rows with a successor, and their successors
+        done = row_dones[then]
+        targets = np.where(done, 0.0, row_values[then])
+        adv[now] = gae(row_rewards[then], row_values[now], targets, done, gamma, lam)[0]
+        valid[now] = True
+    return adv.reshape(values.shape), valid.reshape(values.shape)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -152,8 +140,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     agent = Agent(args.stack_num)
     optimizer = torch.optim.Adam(agent.parameters(), lr=args.learning_rate, eps=1e-5)
-    low = torch.tensor([-1.0, 0.0, 0.0])
-    high = torch.tensor([1.0, 1.0, 1.0])
+    box = envs.single_action_space
+    assert isinstance(box, gym.spaces.Box)
+    low, high = torch.as_tensor(box.low), torch.as_tensor(box.high)
 
     T, B = args.num_steps + 1, args.batch_size
     obs_shape = envs.single_observation_space.shape

@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 
 import reinfors_gym as rf
+from reinfors_gym.car_racing import continuous_action_space
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # ppo_carracing.py, evaluate.py
 
@@ -67,9 +68,9 @@ from ppo_carracing import (  # noqa: E402
 )
 from snapshot_selection import SnapshotSelector  # noqa: E402
 
-# The action box, as the collector maps a Beta sample onto it: steer [-1, 1], gas and brake [0, 1].
-ACTION_LOW = (-1.0, 0.0, 0.0)
-ACTION_WIDTH = (2.0, 1.0, 1.0)
+# The env's action box, onto which the collector maps a Beta sample: steer [-1, 1], gas and
+# brake [0, 1].
+ACTION_BOX = continuous_action_space()
 
 
 def triple(text: str) -> tuple[float, float, float]:
@@ -259,8 +260,9 @@ class BoxBeta:
 
     def __init__(self, alpha: torch.Tensor, beta: torch.Tensor):
         self.beta = Beta(alpha.double(), beta.double())
-        self.low = torch.tensor(ACTION_LOW, dtype=torch.float64, device=alpha.device)
-        self.width = torch.tensor(ACTION_WIDTH, dtype=torch.float64, device=alpha.device)
+        low, width = ACTION_BOX.low, ACTION_BOX.high - ACTION_BOX.low
+        self.low = torch.tensor(low, dtype=torch.float64, device=alpha.device)
+        self.width = torch.tensor(width, dtype=torch.float64, device=alpha.device)
 
     def log_prob(self, actions: torch.Tensor) -> torch.Tensor:
         """Log-density of box actions `(n, 3)`: Beta's at `(a - low) / width`, less

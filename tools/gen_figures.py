@@ -79,6 +79,13 @@ def para(text: str) -> str:
     )
 
 
+def table(head: list[str], rows: list[list[str]]) -> str:
+    """A Markdown table: the header cells, their rule, then a row of cells per list."""
+    lines = ["| " + " | ".join(cells) + " |" for cells in [head, *rows]]
+    lines.insert(1, "|" + "---|" * len(head))
+    return "\n".join(lines)
+
+
 def x(value: float, fmt: str = "{:.2g}") -> str:
     return fmt.format(value) + "×"
 
@@ -184,19 +191,13 @@ the batch as a synchronous step would. The overlap pays where the policy leaves 
 a GPU policy). `step_async` on 64 envs returns in {split["step_async_ms"]:.3f} ms,
 {p["step_async_of_step_64"]:.0%} of a {split["step_ms"]:.2f} ms step. (Phases are medians; an
 iteration is the mean wall time, which the slow outliers of a shared machine lift.)""")
-    rows = "\n".join(
-        f"| {name} | " + " | ".join(
-            f"{m.get(k, float('nan')):.3f}" if k in m else "" for k in (
-                "policy_ms", "step_ms", "recv_ms", "send_ms", "iteration_ms"
-            )
-        ) + " |"
+    phases = ("policy_ms", "step_ms", "recv_ms", "send_ms", "iteration_ms")
+    rows = [
+        [name, *(f"{m[k]:.3f}" if k in m else "" for k in phases)]
         for name, m in (("sync loop", sync), ("async loop", asy))
-    )  # fmt: skip
-    table = (
-        "| loop | policy (ms) | step (ms) | recv (ms) | send (ms) | iteration (ms) |\n"
-        "|---|---|---|---|---|---|\n" + rows
-    )
-    return text + "\n\n" + table
+    ]
+    head = ["loop", "policy (ms)", "step (ms)", "recv (ms)", "send (ms)", "iteration (ms)"]
+    return text + "\n\n" + table(head, rows)
 
 
 def _loops_run(d: dict[str, Any]) -> str:
@@ -229,16 +230,15 @@ def _loop_cell(s: dict[str, float], key: str) -> str:
 
 def async_table(d: dict[str, Any]) -> str:
     """Issue 34's table: each policy's loops beside the policy alone."""
-    head = (
-        "| policy | the policy alone (ceiling) | async | sync | serial bound | EnvPool async |\n"
-        "|---|---|---|---|---|---|"
-    )
-    rows = []
-    for g in d["groups"]:
-        s = d["summary"][g["name"]]
-        cells = [_loop_cell(s, key) for key in ("async", "sync", "serial_bound", "envpool_async")]
-        rows.append(f"| {g['title']} | {_loop_cell(s, 'ceiling')} | " + " | ".join(cells) + " |")
-    return para(_loops_run(d)) + "\n\n" + "\n".join([head, *rows])
+    head = [
+        "policy", "the policy alone (ceiling)", "async", "sync", "serial bound", "EnvPool async"
+    ]  # fmt: skip
+    loops = ("ceiling", "async", "sync", "serial_bound", "envpool_async")
+    rows = [
+        [g["title"], *(_loop_cell(d["summary"][g["name"]], key) for key in loops)]
+        for g in d["groups"]
+    ]
+    return para(_loops_run(d)) + "\n\n" + table(head, rows)
 
 
 def async_overlap(d: dict[str, Any]) -> str:
@@ -311,77 +311,80 @@ and {span(min(evaluation), max(evaluation), "{:.1f}")} of evaluation after the e
 
 
 def training_runs_table(t: dict[str, Any]) -> str:
-    head = (
-        "| seed | start to export | decisions | Gymnasium, mean actions | episodes ≥ 900 "
-        "| Gymnasium, sampled | ours, mean actions | ours vs Gymnasium |\n"
-        "|---|---|---|---|---|---|---|---|"
-    )
+    head = [
+        "seed", "start to export", "decisions", "Gymnasium, mean actions", "episodes ≥ 900",
+        "Gymnasium, sampled", "ours, mean actions", "ours vs Gymnasium",
+    ]  # fmt: skip
     rows = [
-        f"| {r['seed']}{' (shipped)' if r['seed'] == t['median_seed'] else ''} "
-        f"| {r['wall_clock_s'] / 60:.1f} min | {r['decisions']:,} "
-        f"| **{r['gymnasium_mean']:.1f}** ± {r['gymnasium_ci95']:.1f} "
-        f"| {r['gymnasium_solved_episodes']} of {len(r['gymnasium_returns'])} "
-        f"| {r['gymnasium_mean_sampled']:.1f} ± {r['gymnasium_sampled_ci95']:.1f} "
-        f"| {r['ours_mean']:.1f} ± {r['ours_ci95']:.1f} | {r['ours_vs_gymnasium']:+.2%} |"
+        [
+            f"{r['seed']}{' (shipped)' if r['seed'] == t['median_seed'] else ''}",
+            f"{r['wall_clock_s'] / 60:.1f} min", f"{r['decisions']:,}",
+            f"**{r['gymnasium_mean']:.1f}** ± {r['gymnasium_ci95']:.1f}",
+            f"{r['gymnasium_solved_episodes']} of {len(r['gymnasium_returns'])}",
+            f"{r['gymnasium_mean_sampled']:.1f} ± {r['gymnasium_sampled_ci95']:.1f}",
+            f"{r['ours_mean']:.1f} ± {r['ours_ci95']:.1f}", f"{r['ours_vs_gymnasium']:+.2%}",
+        ]
         for r in t["runs"]
-    ]
-    return "\n".join([head, *rows])
+    ]  # fmt: skip
+    return table(head, rows)
 
 
 def training_telemetry(t: dict[str, Any]) -> str:
-    head = (
-        "| seed | decisions/s, end to end | train_s | collect_s | infer_s | wait_s "
-        "(first batch) | policy_lag |\n|---|---|---|---|---|---|---|"
-    )
+    head = [
+        "seed", "decisions/s, end to end", "train_s", "collect_s", "infer_s",
+        "wait_s (first batch)", "policy_lag",
+    ]  # fmt: skip
     rows = []
     for r in t["runs"]:
         m = r["telemetry"]
-        rows.append(
-            f"| {r['seed']} | {m['decisions_per_s']:,.0f} | {m['train_s']:.2f} s "
-            f"| {m['collect_s']:.2f} s | {m['infer_s']:.2f} s "
-            f"| {m['wait_s']:.3f} s ({m['first_wait_s']:.2f} s) | {m['policy_lag']:.2f} |"
-        )
-    return "\n".join([head, *rows])
+        rows.append([
+            str(r["seed"]), f"{m['decisions_per_s']:,.0f}",
+            *(f"{m[k]:.2f} s" for k in ("train_s", "collect_s", "infer_s")),
+            f"{m['wait_s']:.3f} s ({m['first_wait_s']:.2f} s)", f"{m['policy_lag']:.2f}",
+        ])  # fmt: skip
+    return table(head, rows)
 
 
 def training_variants_table(v: dict[str, Any]) -> str:
-    head = (
-        "| variant | training | decisions | validation, mean actions | episodes ≥ 900 "
-        "| validation, sampled |\n|---|---|---|---|---|---|"
-    )
+    head = [
+        "variant", "training", "decisions", "validation, mean actions", "episodes ≥ 900",
+        "validation, sampled",
+    ]  # fmt: skip
     rows = []
     for r in v["variants"]:
         name = f"**{r['variant']}** (chosen)" if r["variant"] == v["chosen"] else r["variant"]
         mean, sampled = r["mean_actions"], r["sampled"]
-        rows.append(
-            f"| {name} | seed {r['training_seed']}, {r['wall_clock_s'] / 60:.1f} min "
-            f"| {r['decisions']:,} | {mean['mean']:.1f} "
-            f"| {mean['solved_episodes']} of {len(mean['returns'])} | {sampled['mean']:.1f} |"
-        )
-    return "\n".join([head, *rows])
+        rows.append([
+            name, f"seed {r['training_seed']}, {r['wall_clock_s'] / 60:.1f} min",
+            f"{r['decisions']:,}", f"{mean['mean']:.1f}",
+            f"{mean['solved_episodes']} of {len(mean['returns'])}", f"{sampled['mean']:.1f}",
+        ])  # fmt: skip
+    return table(head, rows)
+
+
+def variants_with(v: dict[str, Any], field: str) -> list[tuple[dict[str, Any], Any]]:
+    """The validated variants that recorded `field`, each with its value."""
+    return [(r, r[field]) for r in v["variants"] if r.get(field)]
 
 
 def training_laps(v: dict[str, Any]) -> str:
     """How the validated policies drive (tools/lap_stats.py, mean actions, on ours): the laps
     ended inside the time limit, their steps, and the mean gas and brake."""
-    head = (
-        "| variant | training seed | validation, mean actions | laps ended in time "
-        "| steps per ended lap | mean gas | mean brake |\n|---|---|---|---|---|---|---|"
-    )
+    head = [
+        "variant", "training seed", "validation, mean actions", "laps ended in time",
+        "steps per ended lap", "mean gas", "mean brake",
+    ]  # fmt: skip
     rows = []
-    for r in v["variants"]:
-        laps = r.get("laps")
-        if not laps:
-            continue
+    for r, laps in variants_with(v, "laps"):
         ended = [lap for lap in laps if lap["lap_ended"]]
         steps = sum(lap["steps"] for lap in ended) / len(ended) if ended else float("nan")
         gas = sum(lap["gas"] for lap in laps) / len(laps)
         brake = sum(lap["brake"] for lap in laps) / len(laps)
-        rows.append(
-            f"| {r['variant']} | {r['training_seed']} | {r['mean_actions']['mean']:.1f} "
-            f"| {len(ended)} of {len(laps)} | {steps:.0f} | {gas:.2f} | {brake:.3f} |"
-        )
-    return "\n".join([head, *rows])
+        rows.append([
+            r["variant"], str(r["training_seed"]), f"{r['mean_actions']['mean']:.1f}",
+            f"{len(ended)} of {len(laps)}", f"{steps:.0f}", f"{gas:.2f}", f"{brake:.3f}",
+        ])  # fmt: skip
+    return table(head, rows)
 
 
 def selection_score(snapshot: dict[str, Any]) -> float:
@@ -393,16 +396,13 @@ def training_selection(v: dict[str, Any]) -> str:
     """Snapshot selection in the validated runs that used it: which snapshot each exported, its
     score and the last update's on the selection seeds (the mean-action mean, or its average
     with the sampled mean where the run scored both), and both policies on validation."""
-    head = (
-        "| variant | training seed | snapshots scored | exported: after update | selection score, "
-        "exported / last | validation, exported / last | episodes ≥ 900, exported / last "
-        "| validation sampled, exported / last |\n|---|---|---|---|---|---|---|---|"
-    )
+    head = [
+        "variant", "training seed", "snapshots scored", "exported: after update",
+        "selection score, exported / last", "validation, exported / last",
+        "episodes ≥ 900, exported / last", "validation sampled, exported / last",
+    ]  # fmt: skip
     rows = []
-    for r in v["variants"]:
-        selection = r.get("selection")
-        if not selection:
-            continue
+    for r, selection in variants_with(v, "selection"):
         snapshots, exported = selection["snapshots"], selection["exported"]
         last = snapshots[-1]
         mean = r["mean_actions"]
@@ -420,14 +420,14 @@ def training_selection(v: dict[str, Any]) -> str:
             if last_validation
             else ("not scored", "not scored")
         )
-        rows.append(
-            f"| {r['variant']} | {r['training_seed']} | {len(snapshots)} "
-            f"| {exported['update']} of {last['update']} "
-            f"| {selection_score(exported):.1f} / {selection_score(last):.1f} "
-            f"| {mean['mean']:.1f} / {validation_cell} "
-            f"| {mean['solved_episodes']} of {n} / {solved_cell} | {sampled_cell} |"
-        )
-    return "\n".join([head, *rows])
+        rows.append([
+            r["variant"], str(r["training_seed"]), str(len(snapshots)),
+            f"{exported['update']} of {last['update']}",
+            f"{selection_score(exported):.1f} / {selection_score(last):.1f}",
+            f"{mean['mean']:.1f} / {validation_cell}",
+            f"{mean['solved_episodes']} of {n} / {solved_cell}", sampled_cell,
+        ])  # fmt: skip
+    return table(head, rows)
 
 
 def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
@@ -435,21 +435,19 @@ def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
     median training run's decisions."""
     median_run = next(r for r in t["runs"] if r["seed"] == t["median_seed"])
     decisions = median_run["decisions"]
-    head = (
-        f"| loop | decisions/s (median of {bench['trials']}) | range | reinfors-gym ÷ this loop "
-        f"| time to {decisions:,} decisions |\n|---|---|---|---|---|"
-    )
+    head = [
+        "loop", f"decisions/s (median of {bench['trials']})", "range",
+        "reinfors-gym ÷ this loop", f"time to {decisions:,} decisions",
+    ]  # fmt: skip
     rows = []
     for side, label in bench["labels"].items():
         rate, (lo, hi) = bench["medians"][side], bench["ranges"][side]
         ratio = bench["ratios"].get(side)
         minutes = decisions / rate / 60
         duration = f"{minutes / 60:.1f} h" if minutes >= 120 else f"{minutes:.0f} min"
-        rows.append(
-            f"| {label} | {rate:,.0f} | {lo:,.0f}–{hi:,.0f} "
-            f"| {'—' if ratio is None else f'{ratio:.1f}×'} | {duration} |"
-        )
-    return "\n".join([head, *rows])
+        ratio_cell = "—" if ratio is None else f"{ratio:.1f}×"
+        rows.append([label, f"{rate:,.0f}", f"{lo:,.0f}–{hi:,.0f}", ratio_cell, duration])
+    return table(head, rows)
 
 
 def training_limit(bench: dict[str, Any]) -> str:
@@ -461,38 +459,30 @@ def training_limit(bench: dict[str, Any]) -> str:
         "end to end (train.py, the streaming collector)": ("reinfors-gym-before", "reinfors-gym"),
         "the policy alone, no env": ("policy-alone-before", "policy-alone"),
     }
-    head = "| decisions/s | before | after | after ÷ before |\n|---|---|---|---|"
     rows = []
     for label, (before, after) in cells.items():
         b, a = medians[before], medians[after]
-        rows.append(
-            f"| {label} | {b:,.0f} ({b / rate:.0%} of the limit) "
-            f"| {a:,.0f} ({a / rate:.0%} of the limit) | {a / b:.2f}× |"
-        )
-    rows.append(
-        f"| FLOP-bound limit: {flops['total'] / 1e6:.1f} MFLOP a decision "
+        share = [f"{v:,.0f} ({v / rate:.0%} of the limit)" for v in (b, a)]
+        rows.append([label, *share, f"{a / b:.2f}×"])
+    rows.append([
+        f"FLOP-bound limit: {flops['total'] / 1e6:.1f} MFLOP a decision "
         f"({flops['act'] / 1e6:.1f} to act, {flops['train'] / 1e6:.1f} to train) "
-        f"at {limit['peak_gflops']:.0f} GFLOP/s | {rate:,.0f} | {rate:,.0f} | 1.00× |"
-    )
-    return "\n".join([head, *rows])
+        f"at {limit['peak_gflops']:.0f} GFLOP/s", f"{rate:,.0f}", f"{rate:,.0f}", "1.00×",
+    ])  # fmt: skip
+    return table(["decisions/s", "before", "after", "after ÷ before"], rows)
 
 
 def training_profile(profile: dict[str, Any]) -> str:
     """One update's seconds by phase, the learner before and after (bench/profile_update.py)."""
     medians, totals = profile["median_seconds"], profile["totals"]
-    head = (
-        f"| phase (median of {len(profile['trials']['before'])} trials) | before | after |"
-        "\n|---|---|---|"
-    )
+    head = [f"phase (median of {len(profile['trials']['before'])} trials)", "before", "after"]
     phases = sorted(
         medians["before"], key=lambda g: -max(medians["before"][g], medians["after"][g])
     )
-    rows = [f"| {g} | {medians['before'][g]:.2f} s | {medians['after'][g]:.2f} s |" for g in phases]
-    rows.append(
-        f"| **one update of 2,048 decisions** | **{totals['before']:.2f} s** "
-        f"| **{totals['after']:.2f} s** |"
-    )
-    return "\n".join([head, *rows])
+    rows = [[g, f"{medians['before'][g]:.2f} s", f"{medians['after'][g]:.2f} s"] for g in phases]
+    totals_cells = [f"**{totals[learner]:.2f} s**" for learner in ("before", "after")]
+    rows.append(["**one update of 2,048 decisions**", *totals_cells])
+    return table(head, rows)
 
 
 def _bench(f: Callable[[Bench], str]) -> Callable[[], str]:

@@ -17,6 +17,7 @@ import csv
 from pathlib import Path
 
 import numpy as np
+from return_figure import finish_return_figure
 
 
 def read_stage(path: Path) -> list[dict[str, float]]:
@@ -81,12 +82,13 @@ def plot(rows: list[dict[str, float]], path: Path, window: int) -> None:
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
     axes[1].axvline(90, color="C3", ls="--", lw=1, label="90-minute budget")
-    axes[0].set_ylabel("episode return, Gymnasium's reward\n(training, sampled actions)")
-    axes[0].set_ylim(-100, 1000)
-    axes[1].legend(loc="lower right", fontsize=8)
-    fig.suptitle("PPO on CarRacing with the streaming collector (dotted: stage starts)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    finish_return_figure(
+        fig,
+        axes,
+        path,
+        "episode return, Gymnasium's reward\n(training, sampled actions)",
+        "PPO on CarRacing with the streaming collector (dotted: stage starts)",
+    )
 
 
 def main() -> None:

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from return_figure import finish_return_figure
 
 #: run.json's evaluation names -> the record's field names.
 EVALUATIONS = {
@@ -118,12 +119,13 @@ def plot(
         ax.set_xlabel(label)
         ax.grid(alpha=0.3)
     axes[1].axvline(budget_min, color="C3", ls=":", lw=1, label=f"{budget_min:.0f}-minute budget")
-    axes[0].set_ylabel("episode return, Gymnasium's reward\n(training batches, sampled actions)")
-    axes[0].set_ylim(-100, 1000)
-    axes[1].legend(loc="lower right", fontsize=8)
-    fig.suptitle("make train: every training seed (thin: batch means; thick: 20-batch mean)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    finish_return_figure(
+        fig,
+        axes,
+        path,
+        "episode return, Gymnasium's reward\n(training batches, sampled actions)",
+        "make train: every training seed (thin: batch means; thick: 20-batch mean)",
+    )
 
 
 def smooth(values: np.ndarray, window: int = 20) -> np.ndarray:

@@ -1,5 +1,6 @@
 """bench/bench_training.py's anchors: the actions they sample, and EnvPool's preprocessing done in
-NumPy (Gymnasium's grayscale, the frame stack, the episode ends under EnvPool's autoreset)."""
+NumPy in bench/anchor_games.py (Gymnasium's grayscale, the frame stack, the episode ends under
+EnvPool's autoreset)."""
 
 from __future__ import annotations
 
@@ -15,14 +16,21 @@ import torch
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_training", ROOT / "bench" / "bench_training.py"
-    )
+def load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def bench():
+    return load("bench_training")
+
+
+@pytest.fixture(scope="module")
+def anchors():
+    return load("anchor_games")
 
 
 @pytest.mark.parametrize("alpha, beta", [(1.0, 1e4), (1e4, 1.0), (2.0, 3.0), (1.05, 20.0)])
@@ -35,19 +43,19 @@ def test_sampled_actions_lie_in_the_box_with_finite_log_probs(bench, alpha, beta
     assert log_probs.shape == (512,) and np.isfinite(log_probs).all()
 
 
-def test_grayscale_is_gymnasiums(bench):
+def test_grayscale_is_gymnasiums(anchors):
     frames = np.random.default_rng(0).integers(0, 256, (3, 96, 96, 3), dtype=np.uint8)
     wrapper = gym.wrappers.GrayscaleObservation(gym.make("CarRacing-v3"))
     expected = np.stack([wrapper.func(frame) for frame in frames])
-    np.testing.assert_array_equal(bench.grayscale(frames), expected)
+    np.testing.assert_array_equal(anchors.grayscale(frames), expected)
 
 
 # EnvPool calls 4 steps per decision: an episode of 6 steps ends inside the second decision,
 # one of 8 on its last call (then the third decision's first call is the reset).
 @pytest.mark.parametrize("episode_steps, reset_in", [(6, 2), (8, 3)])
-def test_envpool_games_end_episodes_and_restart_the_stack(bench, episode_steps, reset_in):
+def test_envpool_games_end_episodes_and_restart_the_stack(anchors, episode_steps, reset_in):
     args = argparse.Namespace(n_games=2, n_threads=1, seed=1, frame_skip=4, stack_num=2)
-    games = bench.EnvPoolGames(args, max_episode_steps=episode_steps)
+    games = anchors.EnvPoolGames(args, max_episode_steps=episode_steps)
     actions = np.array([[0.0, 0.5, 0.0]] * 2, np.float32)
     try:
         obs = games.reset()
@@ -68,7 +76,7 @@ def test_envpool_games_end_episodes_and_restart_the_stack(bench, episode_steps, 
     assert not (third.terminated | third.truncated).any()
 
 
-def test_envpool_rewards_stop_at_the_episode_end(bench):
+def test_envpool_rewards_stop_at_the_episode_end(anchors):
     """A decision's reward is its episode's: when the episode ends inside the decision, the
     calls after the end (EnvPool's reset, then the next episode's first step) pay nothing into
     it. The reference is a second pool, seeded alike, stepped call by call."""
@@ -79,7 +87,7 @@ def test_envpool_rewards_stop_at_the_episode_end(bench):
     raw = envpool.make_gymnasium(
         "CarRacing-v3", num_envs=2, batch_size=2, num_threads=1, seed=1, max_episode_steps=6
     )
-    games = bench.EnvPoolGames(args, max_episode_steps=6)
+    games = anchors.EnvPoolGames(args, max_episode_steps=6)
     try:
         raw.reset()
         calls = [raw.step(actions)[1].astype(np.float32) for _ in range(8)]
@@ -94,8 +102,8 @@ def test_envpool_rewards_stop_at_the_episode_end(bench):
     np.testing.assert_allclose(second.rewards, np.sum(calls[4:6], axis=0), rtol=1e-6)
 
 
-def test_the_policy_alone_sees_frames_and_nothing_else(bench):
-    games = bench.NoGames(bench.RECIPE)
+def test_the_policy_alone_sees_frames_and_nothing_else(anchors, bench):
+    games = anchors.NoGames(bench.RECIPE)
     obs = games.reset()
     assert obs.shape == (16, 2, 96, 96) and obs.dtype == np.uint8 and obs.std() > 0
     step = games.step(np.zeros((16, 3), np.float32))
@@ -122,3 +130,42 @@ def test_the_learner_limit_is_the_peak_over_a_decisions_flops(bench):
     assert limit["limit_decisions_per_s"] == pytest.approx(100e9 / total)
     assert limit["fraction_of_limit"]["b"] == pytest.approx(2 * limit["fraction_of_limit"]["a"])
     assert limit["fraction_of_limit"]["a"] == pytest.approx(500.0 / (100e9 / total))
+
+
+def test_anchor_batches_bootstrap_as_the_collector(bench, anchors):
+    """A truncated episode bootstraps from its final frame's value, a terminated one from 0
+    (even where the time limit struck on the same step), and a game that goes on from its next
+    decision's value, then from the value after the rollout."""
+    agent = bench.train.BetaAgent(bench.RECIPE)
+    frame = np.zeros((2, 96, 96), np.uint8)
+    step = anchors.Transition(
+        obs=np.stack([frame] * 3),
+        rewards=np.zeros(3, np.float32),
+        terminated=np.array([True, False, True]),
+        truncated=np.array([False, True, True]),
+        final_obs={0: frame, 1: frame, 2: frame},
+    )
+    final = bench.final_values(agent, step)
+    with torch.no_grad():
+        frame_value = agent(torch.from_numpy(frame[None]))[2].item()
+    assert np.isnan(final[[0, 2]]).all() and final[1] == pytest.approx(frame_value)
+
+    values = np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], np.float32)
+    rollout = {
+        "obs": np.zeros((2, 3, 1), np.uint8),
+        "actions": np.zeros((2, 3, 3), np.float32),
+        "log_probs": np.zeros((2, 3), np.float32),
+        "values": values,
+        "rewards": np.array([[10.0, 20.0, 30.0], [40.0, 50.0, 60.0]], np.float32),
+        "terminations": np.array([[True, False, False], [False, False, False]]),
+        "truncations": np.array([[False, True, False], [False, False, False]]),
+        "final_values": np.array([[np.nan, 7.0, np.nan], [np.nan] * 3], np.float32),
+    }
+    last_value = np.array([8.0, 9.0, 10.0], np.float32)
+    args = argparse.Namespace(gamma=0.5, lam=0.5)
+    advantages = bench.ppo_batch(rollout, last_value, args).flat()["advantages"].reshape(2, 3)
+    after = 40.0 + 0.5 * 8.0 - 4.0, 50.0 + 0.5 * 9.0 - 5.0, 60.0 + 0.5 * 10.0 - 6.0
+    np.testing.assert_allclose(advantages[1], after)
+    # Row 0: game 0 terminated, game 1 truncated (the chain is cut for both); game 2 goes on.
+    first = 10.0 - 1.0, 20.0 + 0.5 * 7.0 - 2.0, 30.0 + 0.5 * 6.0 - 3.0 + 0.25 * after[2]
+    np.testing.assert_allclose(advantages[0], first)

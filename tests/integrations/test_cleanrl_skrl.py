@@ -1,6 +1,7 @@
-"""CleanRL-style PPO (examples/ppo_continuous.py), the streaming collector's PPO
-(examples/ppo_carracing.py) and skrl's PPO (examples/skrl_ppo.py): a few updates each, in a
-subprocess as a user runs them; and the collector's log-probabilities beside PyTorch's."""
+"""CleanRL-style PPO (examples/ppo_continuous.py, on ours and on Gymnasium's CarRacing), the
+streaming collector's PPO (examples/ppo_carracing.py) and skrl's PPO (examples/skrl_ppo.py): a
+few updates each, in a subprocess as a user runs them; and the collector's log-probabilities
+beside PyTorch's."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 import torch
 
 import reinfors_gym as rf
@@ -32,10 +34,12 @@ def run(script: str, *args: str) -> str:
     return result.stdout
 
 
-def test_cleanrl_style_ppo_runs_one_update(tmp_path):
+@pytest.mark.parametrize("env", ["ours", "gymnasium"])
+def test_cleanrl_style_ppo_runs_one_update(tmp_path, env):
     csv_path = tmp_path / "ppo.csv"
     out = run(
         "ppo_continuous.py",
+        f"--env={env}",
         "--total-timesteps=256",
         "--num-envs=4",
         "--num-steps=64",

@@ -21,7 +21,6 @@ _spec.loader.exec_module(help_check)
         "examples/evaluate.py",
         "examples/ppo_carracing.py",
         "examples/ppo_continuous.py",
-        "examples/ppo_continuous_gymnasium.py",
         "examples/skrl_ppo.py",
         "tools/lap_stats.py",
     ],
