@@ -10,8 +10,8 @@
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
-use crate::error::Result;
 use crate::executor::Executor;
+use crate::support::error::Result;
 
 /// An invariant lifetime: tokens of one call cannot be passed off as another call's.
 type Brand<'s> = PhantomData<fn(&'s ()) -> &'s ()>;
@@ -76,7 +76,7 @@ pub fn append_chunks<T: Send>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::error::Error;
+    use crate::support::error::Error;
 
     #[test]
     fn every_chunk_lands_in_order_after_the_old_bytes() {

@@ -11,8 +11,8 @@ use rand_distr::{Beta, Distribution, StandardNormal};
 use rand_pcg::Pcg64Mcg;
 
 use crate::env::Action;
-use crate::error::{Error, Result};
 use crate::pool::{AutoresetMode, Pool, PoolSpec, SlotResult};
+use crate::support::error::{Error, Result};
 
 /// Discrete CarRacing actions.
 pub const DISCRETE_ACTIONS: usize = 5;

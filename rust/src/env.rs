@@ -5,13 +5,13 @@
 
 use crate::car::{Car, CarState};
 use crate::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
-use crate::error::{Error, Result};
 use crate::progress::tiles_skipped_before;
 use crate::rng::NumpyGenerator;
 use crate::scene::{
     road_chunk_bounds, FontFlavor, Indicators, Renderer, RoadPoly, SceneView, ScoreFormat,
     ScoreStyle,
 };
+use crate::support::error::{Error, Result};
 use crate::track::{self, Track, PLAYFIELD};
 
 /// Simulation rate. Steps per second.

@@ -16,8 +16,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::error::{panic_text, Error, Result};
 use crate::pacing::{Mode, Pacer, Plan};
+use crate::support::error::{panic_text, Error, Result};
 
 /// Threads worth using for `requested` threads on batches of at most `max_jobs` jobs: never
 /// more than the jobs, nor more than the cores this process may run on (more threads than

@@ -19,8 +19,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::env::Action;
-use crate::error::{Error, Result};
 use crate::pool::SlotResult;
+use crate::support::error::{Error, Result};
 
 /// What a sub-env is asked to do.
 #[derive(Debug, Clone, PartialEq)]

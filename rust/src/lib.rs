@@ -22,9 +22,7 @@ pub mod append;
 pub mod car;
 pub mod collector;
 pub mod contact;
-pub mod cpu;
 pub mod env;
-pub mod error;
 pub mod executor;
 pub mod flight;
 pub mod numpy_compat;
@@ -35,6 +33,7 @@ pub mod progress;
 pub mod render;
 pub mod rng;
 pub mod scene;
+pub mod support;
 pub mod track;
 
 #[cfg(feature = "python")]

@@ -8,12 +8,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::append::append_chunks;
-use crate::cpu::avx2_dispatch;
 use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
-use crate::error::{Error, Result};
 use crate::executor::{effective_threads, panic_message, Executor};
 use crate::flight::{Batch, Flight, Job, Want, Worker};
 use crate::rng::NumpyGenerator;
+use crate::support::cpu::avx2_dispatch;
+use crate::support::error::{Error, Result};
 
 /// Largest pool accepted (each sub-env holds a track, a car and frame buffers).
 pub const MAX_ENVS: usize = 1 << 16;
@@ -913,10 +913,10 @@ mod tests {
         // copy with itself. (Other CPUs have no AVX2 copies to test.)
         #[cfg(target_arch = "x86_64")]
         assert!(
-            crate::cpu::avx2_used() || crate::cpu::no_avx2_allowed(),
+            crate::support::cpu::avx2_used() || crate::support::cpu::no_avx2_allowed(),
             "the AVX2 copies never ran, so baseline was compared with baseline; set {}=1 to \
              accept that",
-            crate::cpu::ALLOW_NO_AVX2_ENV
+            crate::support::cpu::ALLOW_NO_AVX2_ENV
         );
     }
 

@@ -145,7 +145,7 @@ impl Island {
     /// remaining sweeps only walk that cycle, so only `(remaining mod p)` of them are run.
     fn solve_velocities(&mut self, joints: &mut [RevoluteJoint], step: &TimeStep) {
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has_avx2() {
+        if crate::support::cpu::has_avx2() {
             // SAFETY: the CPU supports AVX2 (checked above).
             unsafe { self.solve_velocities_avx2(joints, step) };
             return;

@@ -17,9 +17,9 @@ use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
 use crate::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
-use crate::error::{panic_text, Error};
 use crate::pool::{AutoresetMode, PoolSpec};
 use crate::rng::{coerce_seed_words, NumpyGenerator};
+use crate::support::error::{panic_text, Error};
 
 /// NumPy's PCG64 state as `(state, inc, has_uint32, uinteger)`, the fields of
 /// `Generator.bit_generator.state`.
@@ -205,7 +205,7 @@ fn owned_array<'py, T: numpy::Element>(
 /// and baseline copies knows it really compared two).
 #[pyfunction]
 fn avx2_used() -> bool {
-    crate::cpu::avx2_used()
+    crate::support::cpu::avx2_used()
 }
 
 /// NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust (for tests and the vector env).

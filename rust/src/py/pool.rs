@@ -410,7 +410,7 @@ impl PyPool {
                     let got = pool.recv(count, timeout)?;
                     if let Some(out) = out {
                         if out.len() != got.obs.len() {
-                            return Err(crate::error::Error::InvalidArgument(format!(
+                            return Err(crate::support::error::Error::InvalidArgument(format!(
                                 "observation buffer holds {} bytes, expected {}",
                                 out.len(),
                                 got.obs.len()

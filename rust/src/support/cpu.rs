@@ -57,7 +57,7 @@ macro_rules! avx2_dispatch {
                 fn avx2($($arg: $ty),*) {
                     $body($($arg),*)
                 }
-                if $crate::cpu::has_avx2() {
+                if $crate::support::cpu::has_avx2() {
                     // SAFETY: the CPU supports AVX2 (checked just above).
                     unsafe { avx2($($arg),*) };
                     return;
