@@ -10,8 +10,8 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Beta, Distribution, StandardNormal};
 use rand_pcg::Pcg64Mcg;
 
-use crate::env::Action;
 use crate::pool::{AutoresetMode, Pool, PoolSpec, SlotResult};
+use crate::sim::env::Action;
 use crate::support::error::{Error, Result};
 
 /// Discrete CarRacing actions.
@@ -793,7 +793,7 @@ mod tests {
     fn tiny_spec(num_envs: usize, max_episode_steps: Option<u32>) -> PoolSpec {
         PoolSpec {
             num_envs,
-            config: crate::env::Config::default(),
+            config: crate::sim::env::Config::default(),
             max_episode_steps,
             autoreset: AutoresetMode::SameStep,
             frame_skip: 1,

@@ -18,8 +18,8 @@ use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::env::Action;
 use crate::pool::SlotResult;
+use crate::sim::env::Action;
 use crate::support::error::{Error, Result};
 
 /// What a sub-env is asked to do.

@@ -19,22 +19,14 @@
 //! - `py` (feature `python`): the PyO3 binding.
 
 pub mod append;
-pub mod car;
 pub mod collector;
-pub mod contact;
-pub mod env;
 pub mod executor;
 pub mod flight;
-pub mod numpy_compat;
 pub mod pacing;
-pub mod physics;
 pub mod pool;
-pub mod progress;
 pub mod render;
-pub mod rng;
-pub mod scene;
+pub mod sim;
 pub mod support;
-pub mod track;
 
 #[cfg(feature = "python")]
 mod py;

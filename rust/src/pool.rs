@@ -8,10 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use crate::append::append_chunks;
-use crate::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::executor::{effective_threads, panic_message, Executor};
 use crate::flight::{Batch, Flight, Job, Want, Worker};
-use crate::rng::NumpyGenerator;
+use crate::sim::env::{validate, Action, CarRacing, Config, StepOutcome};
+use crate::sim::rng::NumpyGenerator;
 use crate::support::cpu::avx2_dispatch;
 use crate::support::error::{Error, Result};
 

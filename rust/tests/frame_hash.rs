@@ -7,9 +7,9 @@
 //! `cargo run --release --example step_loop -- 1500` prints [`STEP_LOOP_1500`] too.
 
 use rand::{RngExt, SeedableRng};
-use reinfors_gym::car::CarState;
-use reinfors_gym::env::{Action, CarRacing, Config, OBS_BYTES};
-use reinfors_gym::rng::NumpyGenerator;
+use reinfors_gym::sim::car::CarState;
+use reinfors_gym::sim::env::{Action, CarRacing, Config, OBS_BYTES};
+use reinfors_gym::sim::rng::NumpyGenerator;
 
 /// Frame hash of step_loop's first 1500 steps: one episode cut at 1000 steps, a reset, and 500
 /// steps of the next.

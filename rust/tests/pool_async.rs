@@ -6,8 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use reinfors_gym::env::{Action, Config};
 use reinfors_gym::pool::{AutoresetMode, Fault, Pool, PoolSpec, SlotResult};
+use reinfors_gym::sim::env::{Action, Config};
 use reinfors_gym::support::error::Error;
 
 fn spec(num_envs: usize, autoreset: AutoresetMode, max_episode_steps: u32) -> PoolSpec {

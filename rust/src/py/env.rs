@@ -9,7 +9,7 @@ use super::{
     accessors, batch_slice, generator_from, guarded, render_array, to_py_err, track_array,
     RngState, SpecArgs,
 };
-use crate::env::{self, Action, CarRacing};
+use crate::sim::env::{self, Action, CarRacing};
 
 /// The three values of `action` as float64 if it is a contiguous 1-D array of three `T`s (not
 /// mutably borrowed elsewhere); `None` otherwise.

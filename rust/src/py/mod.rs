@@ -16,9 +16,9 @@ use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
 use crate::pool::{AutoresetMode, PoolSpec};
-use crate::rng::{coerce_seed_words, NumpyGenerator};
+use crate::sim::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
+use crate::sim::rng::{coerce_seed_words, NumpyGenerator};
 use crate::support::error::{panic_text, Error};
 
 /// NumPy's PCG64 state as `(state, inc, has_uint32, uinteger)`, the fields of

@@ -3,7 +3,7 @@
 //!
 //! The car is a single island of dynamic bodies linked by revolute joints. There are no solid
 //! contacts (wheel–hull pairs are filtered by their joints, wheel–wheel pairs by filter bits, and
-//! road tiles are sensors handled by [`crate::contact`]), so there is no contact solver, broad
+//! road tiles are sensors handled by [`crate::sim::contact`]), so there is no contact solver, broad
 //! phase or time of impact here: only bodies, polygons (for mass), revolute joints, the island
 //! solver of `b2World::Step`, and the GJK overlap test Box2D runs on sensor contacts.
 //!

@@ -1,15 +1,15 @@
 //! Sensor contacts between the car's fixtures and road tiles.
 //!
 //! Gymnasium's tiles are Box2D sensor fixtures. Box2D reports a sensor contact as touching when
-//! `b2TestOverlap` (GJK in f32, [`crate::physics::distance`]) finds the two polygons closer than
+//! `b2TestOverlap` (GJK in f32, [`crate::sim::physics::distance`]) finds the two polygons closer than
 //! the sum of their skins (each polygon has radius `b2_polygonRadius` = 0.01), and it evaluates
 //! this at the start of `world.Step`, on the poses left by the previous step. The same f32 GJK
 //! runs here, so boundary cases round exactly as in Box2D. A uniform grid and bounding boxes
 //! keep it to the few nearby tiles.
 
-use crate::physics::distance::{test_overlap_posed, world_vertices, POLYGON_RADIUS};
-use crate::physics::polygon::MAX_POLYGON_VERTICES;
-use crate::physics::{Polygon, Rot, Transform, Vec2};
+use crate::sim::physics::distance::{test_overlap_posed, world_vertices, POLYGON_RADIUS};
+use crate::sim::physics::polygon::MAX_POLYGON_VERTICES;
+use crate::sim::physics::{Polygon, Rot, Transform, Vec2};
 
 /// Grid cell edge. World units. Tiles are ~3.5 long and ~13 wide, so a tile spans few cells.
 const CELL: f64 = 8.0;
@@ -353,7 +353,7 @@ impl ContactSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::distance::test_overlap;
+    use crate::sim::physics::distance::test_overlap;
 
     /// An axis-aligned square fixture with its corner at (x, y), unrotated body at the origin.
     fn square(x: f32, y: f32, s: f32) -> Fixture {
@@ -482,10 +482,13 @@ mod tests {
     /// identical, with the tile as shape A and (answer only) swapped.
     #[test]
     fn overlap_matches_box2d_oracle() {
-        use crate::car::Car;
-        use crate::physics::distance::{distance, DistanceInput, DistanceProxy, SimplexCache};
+        use crate::sim::car::Car;
+        use crate::sim::physics::distance::{distance, DistanceInput, DistanceProxy, SimplexCache};
 
-        const ORACLE: &str = include_str!("../tests/data/overlap_box2d.txt");
+        const ORACLE: &str = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/rust/tests/data/overlap_box2d.txt"
+        ));
         let car_fixtures = Car::new(0.3, 10.0, -20.0).fixtures();
         let (mut tiles, mut cases, mut touching_cases) = (Vec::new(), 0, 0);
         for line in ORACLE.lines().filter(|l| !l.starts_with('#')) {

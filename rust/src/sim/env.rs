@@ -3,16 +3,16 @@
 //! Seeding is the caller's business: it hands in the generator (a fresh one for a seeded
 //! reset, the same one to continue the stream), exactly as Gymnasium's `np_random` works.
 
-use crate::car::{Car, CarState};
-use crate::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
-use crate::progress::tiles_skipped_before;
-use crate::rng::NumpyGenerator;
-use crate::scene::{
+use crate::sim::car::{Car, CarState};
+use crate::sim::contact::{ContactEvent, ContactSet, Fixture, TileGrid, FIXTURES};
+use crate::sim::progress::tiles_skipped_before;
+use crate::sim::rng::NumpyGenerator;
+use crate::sim::scene::{
     road_chunk_bounds, FontFlavor, Indicators, Renderer, RoadPoly, SceneView, ScoreFormat,
     ScoreStyle,
 };
+use crate::sim::track::{self, Track, PLAYFIELD};
 use crate::support::error::{Error, Result};
-use crate::track::{self, Track, PLAYFIELD};
 
 /// Simulation rate. Steps per second.
 pub const FPS: f64 = 50.0;

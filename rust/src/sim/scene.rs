@@ -132,8 +132,8 @@ pub fn road_chunk_bounds(road: &[RoadPoly]) -> Vec<[f64; 4]> {
         .collect()
 }
 
-use crate::numpy_compat::np_sign;
 use crate::render::{font, Canvas, GrayPatch, Quantizer, Transform};
+use crate::sim::numpy_compat::np_sign;
 
 /// Gymnasium's window surface, pixels: every coordinate below is in this space before the
 /// final scaling to the requested output size.

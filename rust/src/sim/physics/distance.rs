@@ -537,7 +537,7 @@ pub fn test_overlap_posed(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::physics::math::Rot;
+    use crate::sim::physics::math::Rot;
 
     fn square(x: f32, y: f32, s: f32) -> Polygon {
         Polygon::new(&[

@@ -1,13 +1,13 @@
 //! The car (hull + four wheels on revolute joints) and Gymnasium's tyre model
 //! (`gymnasium/envs/box2d/car_dynamics.py`).
 //!
-//! Box2D state is f32 ([`crate::physics`]); the tyre model runs in f64 exactly as the Python
+//! Box2D state is f32 ([`crate::sim::physics`]); the tyre model runs in f64 exactly as the Python
 //! does (NumPy scalars and Python floats), reading f32 values widened to f64 and handing forces
 //! and motor speeds back rounded to f32, as pybox2d's bindings do.
 
-use crate::numpy_compat::np_sign;
-use crate::physics::{Body, Polygon, RevoluteJointDef, Transform, Vec2, World};
-use crate::scene::{CarDrawing, SkidMark};
+use crate::sim::numpy_compat::np_sign;
+use crate::sim::physics::{Body, Polygon, RevoluteJointDef, Transform, Vec2, World};
+use crate::sim::scene::{CarDrawing, SkidMark};
 
 /// Gymnasium's scale from its design units to world units.
 const SIZE: f64 = 0.02;
@@ -409,7 +409,7 @@ impl Car {
     /// Every fixture as Box2D's sensor test sees it: the local polygon (as
     /// `b2PolygonShape::Set` stored it) and its body's current transform (`m_xf`; world units).
     /// Wheels 0–3 first, then the hull fixtures in creation order (`HULL_POLY1..4`), the order
-    /// [`crate::contact`] numbers fixtures in.
+    /// [`crate::sim::contact`] numbers fixtures in.
     pub fn fixtures(&self) -> [(Polygon, Transform); 8] {
         let bodies = &self.world.bodies;
         std::array::from_fn(|f| {

@@ -3,10 +3,10 @@
 //! Everything is f64 with Python's order of operations, so that the same generator state
 //! gives the same `(alpha, beta, x, y)` points as Gymnasium, retries included.
 
-use crate::numpy_compat::np_sign;
+use crate::sim::numpy_compat::np_sign;
 use std::f64::consts::PI;
 
-use crate::rng::NumpyGenerator;
+use crate::sim::rng::NumpyGenerator;
 
 /// Track scale: world units per Gymnasium "track unit".
 pub const SCALE: f64 = 6.0;
