@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use reinfors_gym::executor::Executor;
+use reinfors_gym::runtime::executor::Executor;
 
 fn busy(d: Duration) {
     let start = Instant::now();

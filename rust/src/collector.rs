@@ -10,7 +10,8 @@ use rand::{RngExt, SeedableRng};
 use rand_distr::{Beta, Distribution, StandardNormal};
 use rand_pcg::Pcg64Mcg;
 
-use crate::pool::{AutoresetMode, Pool, PoolSpec, SlotResult};
+use crate::runtime::job::SlotResult;
+use crate::runtime::pool::{AutoresetMode, Pool, PoolSpec};
 use crate::sim::env::Action;
 use crate::support::error::{Error, Result};
 

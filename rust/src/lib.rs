@@ -18,13 +18,9 @@
 //!   ([`flight`]: the board of asynchronous work); [`collector`]: PPO rollouts.
 //! - `py` (feature `python`): the PyO3 binding.
 
-pub mod append;
 pub mod collector;
-pub mod executor;
-pub mod flight;
-pub mod pacing;
-pub mod pool;
 pub mod render;
+pub mod runtime;
 pub mod sim;
 pub mod support;
 

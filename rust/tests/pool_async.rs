@@ -6,7 +6,8 @@
 
 use std::time::{Duration, Instant};
 
-use reinfors_gym::pool::{AutoresetMode, Fault, Pool, PoolSpec, SlotResult};
+use reinfors_gym::runtime::job::SlotResult;
+use reinfors_gym::runtime::pool::{AutoresetMode, Fault, Pool, PoolSpec};
 use reinfors_gym::sim::env::{Action, Config};
 use reinfors_gym::support::error::Error;
 

@@ -7,7 +7,7 @@ use pyo3::types::PyDict;
 
 use super::{batch_slice, entropy_words, guarded, owned_array, to_py_err, SeedWords, SpecArgs};
 use crate::collector::{Collector, PolicyKind, RewardWeights, Rollout};
-use crate::pool::AutoresetMode;
+use crate::runtime::pool::AutoresetMode;
 
 /// The PPO collector (the engine behind `reinfors_gym.Engine`).
 #[pyclass(module = "reinfors_gym._core", name = "CollectorCore")]

@@ -16,7 +16,7 @@ use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::pool::{AutoresetMode, PoolSpec};
+use crate::runtime::pool::{AutoresetMode, PoolSpec};
 use crate::sim::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
 use crate::sim::rng::{coerce_seed_words, NumpyGenerator};
 use crate::support::error::{panic_text, Error};
@@ -223,12 +223,12 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(avx2_used, m)?)?;
     m.add("STATE_SHAPE", (core_env::STATE_H, core_env::STATE_W, 3))?;
-    m.add("MAX_NUM_ENVS", crate::pool::MAX_ENVS)?;
-    m.add("MAX_BATCH_BYTES", crate::pool::MAX_BATCH_BYTES)?;
-    m.add("MAX_OBS_BYTES", crate::pool::MAX_OBS_BYTES)?;
-    m.add("MAX_STACK_NUM", crate::pool::MAX_STACK_NUM)?;
-    m.add("MAX_FRAME_SIDE", crate::pool::MAX_FRAME_SIDE)?;
-    m.add("MAX_FRAME_SKIP", crate::pool::MAX_FRAME_SKIP)?;
+    m.add("MAX_NUM_ENVS", crate::runtime::pool::MAX_ENVS)?;
+    m.add("MAX_BATCH_BYTES", crate::runtime::pool::MAX_BATCH_BYTES)?;
+    m.add("MAX_OBS_BYTES", crate::runtime::pool::MAX_OBS_BYTES)?;
+    m.add("MAX_STACK_NUM", crate::runtime::pool::MAX_STACK_NUM)?;
+    m.add("MAX_FRAME_SIDE", crate::runtime::pool::MAX_FRAME_SIDE)?;
+    m.add("MAX_FRAME_SKIP", crate::runtime::pool::MAX_FRAME_SKIP)?;
     m.add("VIDEO_SHAPE", (core_env::VIDEO_H, core_env::VIDEO_W, 3))?;
     m.add("WINDOW_SHAPE", (core_env::WINDOW_H, core_env::WINDOW_W, 3))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

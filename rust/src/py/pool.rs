@@ -15,7 +15,8 @@ use super::{
     accessors, batch_slice, entropy_words, generator_from, guarded, owned_array, render_array,
     to_py_err, InvalidAction, InvalidEnvId, RngState, SeedWords, SpecArgs,
 };
-use crate::pool::{AutoresetMode, Fault, Pool, SlotResult};
+use crate::runtime::job::SlotResult;
+use crate::runtime::pool::{AutoresetMode, Fault, Pool};
 use crate::sim::env::{Action, CarRacing};
 
 /// The results of one `step` or `recv`, one entry per sub-env it covers.

@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::pacing::{Mode, Pacer, Plan};
+use crate::runtime::pacing::{Mode, Pacer, Plan};
 use crate::support::error::{panic_text, Error, Result};
 
 /// Threads worth using for `requested` threads on batches of at most `max_jobs` jobs: never

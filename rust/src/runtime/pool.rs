@@ -7,9 +7,10 @@
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::append::append_chunks;
-use crate::executor::{effective_threads, panic_message, Executor};
-use crate::flight::{Batch, Flight, Job, Want, Worker};
+use crate::runtime::append::append_chunks;
+use crate::runtime::executor::{effective_threads, panic_message, Executor};
+use crate::runtime::flight::{Batch, Flight, Want, Worker};
+use crate::runtime::job::{Job, SlotResult};
 use crate::sim::env::{validate, Action, CarRacing, Config, StepOutcome};
 use crate::sim::rng::NumpyGenerator;
 use crate::support::cpu::avx2_dispatch;
@@ -139,30 +140,6 @@ impl PoolSpec {
         }
         Ok(())
     }
-}
-
-/// What one sub-env reports for one `step`.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct SlotResult {
-    pub reward: f64,
-    pub terminated: bool,
-    pub truncated: bool,
-    /// `info["lap_finished"]` of this step (for `SameStep`, of the finished episode).
-    pub lap_finished: Option<bool>,
-    /// The sub-env was reset during this call (`NextStep`: instead of stepping;
-    /// `SameStep`: after finishing, with the final frame in `final_obs`).
-    pub reset: bool,
-    /// Tiles first visited during this call, and the track's tile count (reward events).
-    pub new_tiles: u32,
-    pub track_tiles: u32,
-    /// The car left the playfield during this call.
-    pub off_playfield: bool,
-    /// Wheels on no road tile, summed over the simulation steps of this call.
-    pub wheels_off_road: u32,
-    /// Tiles passed without a touch during this call (`StepOutcome::skipped_tiles`).
-    pub skipped_tiles: u32,
-    /// Simulation steps taken during this call (up to `frame_skip`).
-    pub env_steps: u32,
 }
 
 /// A fault injected into a sub-env's steps, for tests of the asynchronous machinery only

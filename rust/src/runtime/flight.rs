@@ -1,5 +1,5 @@
 //! The board of asynchronous work: which sub-envs are queued, running or done, for
-//! EnvPool-style `send`/`recv` on a [`crate::pool::Pool`]. It is the one record of what is in
+//! EnvPool-style `send`/`recv` on a pool of sub-envs. It is the one record of what is in
 //! flight: the Python layer asks it, and keeps no copy.
 //!
 //! Jobs are taken in the order they were sent, by whichever thread is free (the pool's
@@ -18,20 +18,8 @@ use std::collections::VecDeque;
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use crate::pool::SlotResult;
-use crate::sim::env::Action;
+use crate::runtime::job::{Job, SlotResult};
 use crate::support::error::{Error, Result};
-
-/// What a sub-env is asked to do.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Job {
-    Step(Action),
-    /// `seed`: entropy words that reseed the generator (`None`: its stream continues).
-    Reset {
-        seed: Option<Vec<u32>>,
-        randomize: Option<bool>,
-    },
-}
 
 /// What the board needs of the pool: running a job, and copying the observations of done
 /// sub-envs out.
@@ -564,6 +552,7 @@ fn take_next(b: &mut Board) -> Option<(usize, Job)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sim::env::Action;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::sync::Arc;
 

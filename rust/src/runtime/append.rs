@@ -10,7 +10,7 @@
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
-use crate::executor::Executor;
+use crate::runtime::executor::Executor;
 use crate::support::error::Result;
 
 /// An invariant lifetime: tokens of one call cannot be passed off as another call's.
