@@ -64,11 +64,11 @@ pub fn append_chunks<T: Send>(
             .map(|(j, bytes)| (j, Spare { bytes }))
             .collect()
     };
-    executor.run(paired, |(job, chunk)| work(job, chunk).map(|_filled| ()))?;
-    // SAFETY: `run` returned Ok, so every job returned Ok with a `Filled` token of this call's
-    // brand (the higher-ranked bound on `work` admits no other), which only `fill_from` on its
-    // own chunk creates, and `fill_from` writes the whole chunk. The chunks tile the first
-    // `total` spare bytes exactly, so all of them are initialized.
+    executor.run_batch(paired, |(job, chunk)| work(job, chunk).map(|_filled| ()))?;
+    // SAFETY: `run_batch` returned Ok, so every job returned Ok with a `Filled` token of this
+    // call's brand (the higher-ranked bound on `work` admits no other), which only `fill_from`
+    // on its own chunk creates, and `fill_from` writes the whole chunk. The chunks tile the
+    // first `total` spare bytes exactly, so all of them are initialized.
     unsafe { vec.set_len(vec.len() + total) };
     Ok(())
 }

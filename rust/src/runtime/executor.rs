@@ -142,7 +142,7 @@ impl Executor {
     ///
     /// For batches issued again and again (steps): the [`Pacer`] decides from the timing of
     /// earlier calls whether helpers join. See [`Executor::run_together`] for one-off batches.
-    pub fn run<T: Send>(
+    pub fn run_batch<T: Send>(
         &mut self,
         jobs: Vec<T>,
         work: impl Fn(T) -> Result<()> + Sync,
@@ -162,7 +162,7 @@ impl Executor {
         outcome
     }
 
-    /// [`Executor::run`] with every helper joining, for batches that are not part of a
+    /// [`Executor::run_batch`] with every helper joining, for batches that are not part of a
     /// regular cycle (resets): long enough that helpers always pay, and kept out of the
     /// pacer's timing.
     pub fn run_together<T: Send>(
@@ -366,7 +366,7 @@ mod tests {
             let mut ex = Executor::new(threads).unwrap();
             for n in [0, 1, 2, 7, 64] {
                 let hits: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
-                ex.run((0..n).collect(), |k: usize| {
+                ex.run_batch((0..n).collect(), |k: usize| {
                     hits[k].fetch_add(1, Ordering::Relaxed);
                     Ok(())
                 })
@@ -381,7 +381,7 @@ mod tests {
         for threads in 1..=3 {
             let mut ex = Executor::new(threads).unwrap();
             let ran = AtomicUsize::new(0);
-            let err = ex.run((0..10).collect(), |i: usize| {
+            let err = ex.run_batch((0..10).collect(), |i: usize| {
                 ran.fetch_add(1, Ordering::Relaxed);
                 if i % 4 == 3 {
                     Err(Error::InvalidState(format!("job {i}")))
@@ -403,7 +403,7 @@ mod tests {
         for panic_on_caller in [true, false] {
             let ran = AtomicUsize::new(0);
             let panicked_on = Mutex::new(None);
-            let err = ex.run((0..8).collect(), |i: usize| {
+            let err = ex.run_batch((0..8).collect(), |i: usize| {
                 ran.fetch_add(1, Ordering::Relaxed);
                 let here = std::thread::current().id();
                 // Slow jobs so that both threads take some.
@@ -423,7 +423,7 @@ mod tests {
                 "{err:?}"
             );
             assert_eq!(ran.load(Ordering::Relaxed), 8);
-            assert_eq!(ex.run((0..8).collect(), |_: usize| Ok(())), Ok(()));
+            assert_eq!(ex.run_batch((0..8).collect(), |_: usize| Ok(())), Ok(()));
         }
     }
 
@@ -432,7 +432,7 @@ mod tests {
         let mut ex = Executor::new(2).unwrap();
         let threads = Mutex::new(HashSet::new());
         for _ in 0..50 {
-            ex.run((0..16).collect(), |_: usize| {
+            ex.run_batch((0..16).collect(), |_: usize| {
                 threads.lock().unwrap().insert(std::thread::current().id());
                 std::thread::sleep(Duration::from_micros(200));
                 Ok(())
@@ -448,7 +448,7 @@ mod tests {
         let mut out = vec![0u32; 32];
         let input: Vec<u32> = (0..32).collect();
         let jobs: Vec<_> = out.iter_mut().zip(&input).collect();
-        ex.run(jobs, |(o, i)| {
+        ex.run_batch(jobs, |(o, i)| {
             *o = i * 2;
             Ok(())
         })

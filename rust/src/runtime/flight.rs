@@ -25,7 +25,7 @@ use crate::support::error::{Error, Result};
 /// sub-envs out.
 pub trait Worker: Sync {
     /// Runs sub-env `i`'s job on this thread (its panic caught and turned into an error).
-    fn run(&self, i: usize, job: Job) -> Result<SlotResult>;
+    fn run_job(&self, i: usize, job: Job) -> Result<SlotResult>;
     /// The observations of done sub-envs `ids` (ascending), one row each, and the `SameStep`
     /// final observations of those their `outcomes` say were reset. `(obs, final_obs)`.
     fn pack(&self, ids: &[usize], outcomes: &[Result<SlotResult>]) -> (Vec<u8>, Vec<u8>);
@@ -311,7 +311,7 @@ impl Flight {
         let mut b = self.lock();
         while let Some((i, job)) = take_next(&mut b) {
             drop(b);
-            let outcome = w.run(i, job);
+            let outcome = w.run_job(i, job);
             b = self.lock();
             b = self.finish_in(b, i, outcome, w);
         }
@@ -409,7 +409,7 @@ impl Flight {
             }
             if let Some((i, job)) = take_next(&mut b) {
                 drop(b);
-                let outcome = w.run(i, job);
+                let outcome = w.run_job(i, job);
                 b = self.lock();
                 b = self.finish_in(b, i, outcome, w);
                 continue;
@@ -571,7 +571,7 @@ mod tests {
     }
 
     impl Worker for Fake {
-        fn run(&self, i: usize, _: Job) -> Result<SlotResult> {
+        fn run_job(&self, i: usize, _: Job) -> Result<SlotResult> {
             self.ran.fetch_add(1, Ordering::Relaxed);
             std::thread::sleep(self.job);
             if Some(i) == self.bad {
@@ -732,7 +732,7 @@ mod tests {
                     job: Duration::from_millis(200),
                     ..Fake::default()
                 };
-                let outcome = w.run(i, job);
+                let outcome = w.run_job(i, job);
                 let b = f.lock();
                 drop(f.finish_in(b, i, outcome, &w));
             })

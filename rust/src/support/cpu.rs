@@ -48,9 +48,9 @@ pub fn avx2_used() -> bool {
 /// arguments) from a copy compiled for AVX2 where [`has_avx2`] says so, else from the baseline
 /// copy. For the free functions of hot loops; methods spell the same pattern out.
 macro_rules! avx2_dispatch {
-    ($(#[$meta:meta])* fn $name:ident($($arg:ident: $ty:ty),* $(,)?) => $body:ident) => {
+    ($(#[$meta:meta])* $vis:vis fn $name:ident($($arg:ident: $ty:ty),* $(,)?) => $body:ident) => {
         $(#[$meta])*
-        fn $name($($arg: $ty),*) {
+        $vis fn $name($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]
             {
                 #[target_feature(enable = "avx2")]
