@@ -1,4 +1,5 @@
-//! The PyO3 binding: one module per Python class, the shared glue here.
+//! The PyO3 binding (feature `python`): one module per Python class, the shared glue here.
+//! The top layer: may use every other one, and nothing uses it.
 //!
 //! Every method that simulates or draws releases the GIL. Errors become Python exceptions once,
 //! here: input mistakes are `ValueError`, calls in the wrong state `RuntimeError`. A Rust panic is
@@ -216,10 +217,10 @@ fn seeded_rng_state(seed: u128) -> RngState {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<env::PyCarRacing>()?;
-    m.add_class::<pool::PyPool>()?;
+    m.add_class::<env::CarRacingCore>()?;
+    m.add_class::<pool::PoolCore>()?;
     m.add_class::<pool::StepResults>()?;
-    m.add_class::<collector::PyCollector>()?;
+    m.add_class::<collector::CollectorCore>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(avx2_used, m)?)?;
     m.add("STATE_SHAPE", (core_env::STATE_H, core_env::STATE_W, 3))?;

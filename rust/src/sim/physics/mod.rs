@@ -7,6 +7,9 @@
 //! phase or time of impact here: only bodies, polygons (for mass), revolute joints, the island
 //! solver of `b2World::Step`, and the GJK overlap test Box2D runs on sensor contacts.
 //!
+//! The lowest part of `sim`: uses only `support` (the CPU check of the island solver's AVX2
+//! copy), and nothing else of `sim`.
+//!
 //! - [`settings`]: Box2D's tuning constants (`b2Settings.h`).
 //! - [`math`]: vectors, rotations, transforms and small matrix solves (`b2Math.h`).
 //! - [`polygon`]: convex polygons and their mass (`b2PolygonShape`).
