@@ -114,6 +114,28 @@ pub struct NumpyGenerator {
     uinteger: u32,
 }
 
+/// Lemire's bounded rejection sampling as NumPy writes it, at one width: the high half of a
+/// draw times `rng + 1`, redrawn while the low half falls below NumPy's threshold. NumPy has it
+/// twice (32 and 64 bits), and each width must draw exactly as NumPy's does.
+macro_rules! bounded_lemire {
+    ($(#[$doc:meta])* fn $name:ident(rng: $t:ty, product: $wide:ty, draw: $next:ident)) => {
+        $(#[$doc])*
+        fn $name(&mut self, rng: $t) -> $t {
+            let rng_excl = rng + 1;
+            let mut m = <$wide>::from(self.$next()) * <$wide>::from(rng_excl);
+            let mut leftover = m as $t;
+            if leftover < rng_excl {
+                let threshold = (<$t>::MAX - rng) % rng_excl;
+                while leftover < threshold {
+                    m = <$wide>::from(self.$next()) * <$wide>::from(rng_excl);
+                    leftover = m as $t;
+                }
+            }
+            (m >> <$t>::BITS) as $t
+        }
+    };
+}
+
 impl NumpyGenerator {
     /// `Generator(PCG64(SeedSequence(entropy)))` where `entropy` is the seed split into 32-bit
     /// words, least significant first (NumPy's `_coerce_to_uint32_array` of a Python int).
@@ -243,34 +265,14 @@ impl NumpyGenerator {
         off.wrapping_add(value) as i64
     }
 
-    /// NumPy's `buffered_bounded_lemire_uint32`: uniform in `[0, rng]`, `rng < u32::MAX`.
-    fn bounded_lemire_u32(&mut self, rng: u32) -> u32 {
-        let rng_excl = rng + 1;
-        let mut m = u64::from(self.next_u32()) * u64::from(rng_excl);
-        let mut leftover = m as u32;
-        if leftover < rng_excl {
-            let threshold = (u32::MAX - rng) % rng_excl;
-            while leftover < threshold {
-                m = u64::from(self.next_u32()) * u64::from(rng_excl);
-                leftover = m as u32;
-            }
-        }
-        (m >> 32) as u32
+    bounded_lemire! {
+        /// NumPy's `buffered_bounded_lemire_uint32`: uniform in `[0, rng]`, `rng < u32::MAX`.
+        fn bounded_lemire_u32(rng: u32, product: u64, draw: next_u32)
     }
 
-    /// NumPy's `bounded_lemire_uint64`: uniform in `[0, rng]`, `rng < u64::MAX`.
-    fn bounded_lemire_u64(&mut self, rng: u64) -> u64 {
-        let rng_excl = rng + 1;
-        let mut m = u128::from(self.next_u64()) * u128::from(rng_excl);
-        let mut leftover = m as u64;
-        if leftover < rng_excl {
-            let threshold = (u64::MAX - rng) % rng_excl;
-            while leftover < threshold {
-                m = u128::from(self.next_u64()) * u128::from(rng_excl);
-                leftover = m as u64;
-            }
-        }
-        (m >> 64) as u64
+    bounded_lemire! {
+        /// NumPy's `bounded_lemire_uint64`: uniform in `[0, rng]`, `rng < u64::MAX`.
+        fn bounded_lemire_u64(rng: u64, product: u128, draw: next_u64)
     }
 }
 

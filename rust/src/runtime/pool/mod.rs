@@ -25,7 +25,7 @@ mod slot;
 mod spec;
 
 pub use slot::Fault;
-use slot::{lock, Slot};
+use slot::{lock, step_into, Slot};
 pub use spec::{
     AutoresetMode, PoolSpec, MAX_BATCH_BYTES, MAX_ENVS, MAX_FRAME_SIDE, MAX_FRAME_SKIP,
     MAX_OBS_BYTES, MAX_STACK_NUM,
@@ -43,6 +43,14 @@ struct Shared {
 impl Shared {
     fn slot(&self, i: usize) -> MutexGuard<'_, Slot> {
         lock(&self.slots[i])
+    }
+
+    /// Each sub-env's slot beside its row of the observation batch `obs`.
+    fn slots_and_rows<'a>(
+        &'a self,
+        obs: &'a mut [u8],
+    ) -> impl Iterator<Item = (&'a Mutex<Slot>, &'a mut [u8])> {
+        self.slots.iter().zip(obs.chunks_mut(self.spec.obs_bytes()))
     }
 }
 
@@ -176,14 +184,7 @@ impl Pool {
             )));
         }
         let spec = self.spec;
-        let ob = spec.obs_bytes();
-        let jobs: Vec<_> = self
-            .shared
-            .slots
-            .iter()
-            .zip(obs.chunks_mut(ob))
-            .enumerate()
-            .collect();
+        let jobs: Vec<_> = self.shared.slots_and_rows(obs).enumerate().collect();
         self.executor.run_together(jobs, |(i, (slot, out))| {
             let mut slot = lock(slot);
             if mask.is_none_or(|m| m[i]) {
@@ -198,12 +199,7 @@ impl Pool {
     pub fn observe(&self, obs: &mut [u8]) -> Result<()> {
         self.check_obs(obs, self.spec.num_envs)?;
         self.check_nothing_in_flight("observe")?;
-        for (slot, out) in self
-            .shared
-            .slots
-            .iter()
-            .zip(obs.chunks_mut(self.spec.obs_bytes()))
-        {
+        for (slot, out) in self.shared.slots_and_rows(obs) {
             out.copy_from_slice(&lock(slot).stack);
         }
         Ok(())
@@ -272,9 +268,7 @@ impl Pool {
         let ob = spec.obs_bytes();
         let jobs: Vec<_> = self
             .shared
-            .slots
-            .iter()
-            .zip(obs.chunks_mut(ob))
+            .slots_and_rows(obs)
             .zip(final_obs.chunks_mut(ob))
             .zip(results.iter_mut())
             .zip(actions.iter())
@@ -283,9 +277,7 @@ impl Pool {
             None => self
                 .executor
                 .run_batch(jobs, |((((slot, out), fin), res), action)| {
-                    let mut slot = lock(slot);
-                    *res = slot.guarded(|s| s.step(&spec, *action, fin))?;
-                    out.copy_from_slice(&slot.stack);
+                    *res = step_into(slot, &spec, *action, fin, out)?;
                     Ok(())
                 }),
             Some(record) => append_chunks(
@@ -295,9 +287,7 @@ impl Pool {
                 jobs,
                 |((((slot, out), fin), res), action), spare| {
                     let filled = spare.fill_from(out);
-                    let mut slot = lock(slot);
-                    *res = slot.guarded(|s| s.step(&spec, *action, fin))?;
-                    out.copy_from_slice(&slot.stack);
+                    *res = step_into(slot, &spec, *action, fin, out)?;
                     Ok(filled)
                 },
             ),

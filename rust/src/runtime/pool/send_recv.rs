@@ -45,14 +45,7 @@ impl Pool {
     /// actions are copied. Everything is checked before any job is queued: ids in range, each
     /// once and not in flight, the actions, the autoreset mode's rules.
     pub fn send(&mut self, ids: &[usize], actions: &[Action]) -> Result<()> {
-        if ids.len() != actions.len() {
-            return Err(Error::InvalidArgument(format!(
-                "{} actions for {} env ids",
-                actions.len(),
-                ids.len()
-            )));
-        }
-        self.shared.flight.check_sendable(ids)?;
+        self.check_sendable(ids, actions.len(), "actions")?;
         self.check_actions(ids.iter().copied(), actions.iter())?;
         self.dispatch(ids.iter().zip(actions).map(|(&i, &a)| (i, Job::Step(a))));
         Ok(())
@@ -66,14 +59,7 @@ impl Pool {
         seeds: &[Option<Vec<u32>>],
         randomize: Option<bool>,
     ) -> Result<()> {
-        if ids.len() != seeds.len() {
-            return Err(Error::InvalidArgument(format!(
-                "{} seeds for {} env ids",
-                seeds.len(),
-                ids.len()
-            )));
-        }
-        self.shared.flight.check_sendable(ids)?;
+        self.check_sendable(ids, seeds.len(), "seeds")?;
         self.dispatch(ids.iter().zip(seeds).map(|(&i, seed)| {
             (
                 i,
@@ -84,6 +70,18 @@ impl Pool {
             )
         }));
         Ok(())
+    }
+
+    /// Refuses, changing nothing, a send of `ids` with `given` entries of `what` (one per id
+    /// is needed), or of ids that are not idle sub-envs, each named once.
+    fn check_sendable(&self, ids: &[usize], given: usize, what: &str) -> Result<()> {
+        if ids.len() != given {
+            return Err(Error::InvalidArgument(format!(
+                "{given} {what} for {} env ids",
+                ids.len()
+            )));
+        }
+        self.shared.flight.check_sendable(ids)
     }
 
     fn dispatch(&mut self, jobs: impl Iterator<Item = (usize, Job)>) {

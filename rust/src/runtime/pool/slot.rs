@@ -50,6 +50,21 @@ pub(super) fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
     slot.lock().unwrap_or_else(|p| p.into_inner())
 }
 
+/// A synchronous step of the sub-env behind `slot`: its observation is copied into `out`, its
+/// row of the caller's batch (and a finished `SameStep` episode's last one into `final_obs`).
+pub(super) fn step_into(
+    slot: &Mutex<Slot>,
+    spec: &PoolSpec,
+    action: Action,
+    final_obs: &mut [u8],
+    out: &mut [u8],
+) -> Result<SlotResult> {
+    let mut slot = lock(slot);
+    let result = slot.guarded(|s| s.step(spec, action, final_obs))?;
+    out.copy_from_slice(&slot.stack);
+    Ok(result)
+}
+
 impl Slot {
     /// A sub-env at rest (never reset), its generator seeded by entropy `words`, with the
     /// buffers `spec`'s observations need.
