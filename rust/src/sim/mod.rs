@@ -13,7 +13,7 @@
 //!   tile repaint.
 //! - [`scene`]: what a CarRacing frame shows, drawn with `render`.
 //! - [`progress`]: tiles a car passed without touching (a training reward event).
-//! - [`env`]: the environment state machine tying them together.
+//! - [`mod@env`]: the environment state machine tying them together.
 
 pub mod car;
 pub mod contact;

@@ -116,9 +116,10 @@ fn composite_wide_row<const OVER: bool>(
 
 /// [`composite_wide_row`] for rows of at most 128 cells, with the touched mask as one
 /// integer: runs and gaps come from bit scans rather than word-by-word searches, and gaps
-/// shorter than [`MIN_UNIFORM_SPAN`] are closed with shifts. Which cells are summed one by
-/// one does not change a value (untouched cells are zero, and blending the running sum pixel
-/// by pixel equals blending it over the run), so this is bit-identical.
+/// shorter than [`MIN_UNIFORM_SPAN`](super::mask::MIN_UNIFORM_SPAN) are closed with shifts.
+/// Which cells are summed one by one does not change a value (untouched cells are zero, and
+/// blending the running sum pixel by pixel equals blending it over the run), so this is
+/// bit-identical.
 #[inline(always)]
 fn composite_narrow_row<const OVER: bool>(
     mask: u128,

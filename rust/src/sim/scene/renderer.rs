@@ -59,7 +59,7 @@ fn with_thread_canvas<R>(width: usize, height: usize, f: impl FnOnce(&mut Canvas
 }
 
 /// Draws CarRacing scenes. Per env it keeps only the score text (re-rasterized only when the
-/// score changes); the canvas it draws on belongs to the thread (see [`CANVASES`]).
+/// score changes); the canvas it draws on belongs to the thread (see `CANVASES`).
 #[derive(Debug, Clone, Default)]
 pub struct Renderer {
     /// The canvas for sizes above [`THREAD_CANVAS_MAX_PIXELS`].
