@@ -1,11 +1,11 @@
 //! Sensor contacts between the car's fixtures and road tiles.
 //!
 //! Gymnasium's tiles are Box2D sensor fixtures. Box2D reports a sensor contact as touching when
-//! `b2TestOverlap` (GJK in f32, [`crate::sim::physics::distance`]) finds the two polygons closer than
-//! the sum of their skins (each polygon has radius `b2_polygonRadius` = 0.01), and it evaluates
-//! this at the start of `world.Step`, on the poses left by the previous step. The same f32 GJK
-//! runs here, so boundary cases round exactly as in Box2D. A uniform grid and bounding boxes
-//! keep it to the few nearby tiles.
+//! `b2TestOverlap` (GJK in f32, [`crate::sim::physics::distance`]) finds the two polygons closer
+//! than the sum of their skins (each polygon has radius `b2_polygonRadius` = 0.01), and it
+//! evaluates this at the start of `world.Step`, on the poses left by the previous step. The same
+//! f32 GJK runs here, so boundary cases round exactly as in Box2D. A uniform grid and bounding
+//! boxes keep it to the few nearby tiles.
 
 use crate::sim::physics::distance::{test_overlap_posed, world_vertices, POLYGON_RADIUS};
 use crate::sim::physics::polygon::MAX_POLYGON_VERTICES;

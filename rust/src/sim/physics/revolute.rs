@@ -378,7 +378,7 @@ impl RevoluteJoint {
 }
 
 /// One joint's share of a velocity sweep with everything constant hoisted out: the sweep loop
-/// of [`crate::sim::physics::island`] runs [`VelocityRow::solve`] up to 180 times per step per joint.
+/// of [`super::island`] runs [`VelocityRow::solve`] up to 180 times per step per joint.
 ///
 /// It works on the island's packed [`SweepState`]: one 4-word chunk of f32 bit patterns per
 /// island body (`[v.x, v.y, w, 0]`) and per island joint
