@@ -111,9 +111,9 @@ miri:
 		rustup toolchain install nightly --profile minimal --component miri,rust-src
 	@$(QUIETLY) miri-setup "cargo miri setup" cargo +nightly miri setup
 	@echo "== Miri: the single-threaded hand-off, aliasing model on"
-	@MIRIFLAGS="-Zmiri-strict-provenance" cargo +nightly miri test -q --lib -- append::tests::single_thread
+	@MIRIFLAGS="-Zmiri-strict-provenance" cargo +nightly miri test -q --lib -- runtime::append::tests::single_thread
 	@echo "== Miri: the executor and the threaded hand-off"
-	@MIRIFLAGS="$(MIRI_THREADED_FLAGS)" cargo +nightly miri test -q --lib -- executor:: append::
+	@MIRIFLAGS="$(MIRI_THREADED_FLAGS)" cargo +nightly miri test -q --lib -- runtime::executor:: runtime::append::
 
 # The integration suites. Each virtualenv is (re)created when its requirements file changes;
 # the package goes in with `maturin develop` (an editable install reusing setup's Rust build).

@@ -7,10 +7,10 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use reinfors_gym::car::Car;
-use reinfors_gym::env::{Action, CarRacing, Config, OBS_BYTES};
-use reinfors_gym::rng::NumpyGenerator;
-use reinfors_gym::track;
+use reinfors_gym::sim::car::Car;
+use reinfors_gym::sim::env::{Action, CarRacing, Config, OBS_BYTES};
+use reinfors_gym::sim::rng::NumpyGenerator;
+use reinfors_gym::sim::track;
 
 /// Steps taken before timing a frame, so the car is mid-episode at full zoom (t = 3 s).
 const WARMUP_STEPS: usize = 150;

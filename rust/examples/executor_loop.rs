@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use reinfors_gym::executor::Executor;
+use reinfors_gym::runtime::executor::Executor;
 
 fn busy(d: Duration) {
     let start = Instant::now();
@@ -28,7 +28,7 @@ fn main() {
         let mut times = Vec::with_capacity(batches as usize);
         for _ in 0..batches {
             let start = Instant::now();
-            ex.run((0..jobs).collect(), |_| {
+            ex.run_batch((0..jobs).collect(), |_| {
                 busy(Duration::from_micros(job_us));
                 Ok(())
             })

@@ -7,8 +7,8 @@
 use std::time::Instant;
 
 use rand::{RngExt, SeedableRng};
-use reinfors_gym::env::{Action, CarRacing, Config, OBS_BYTES};
-use reinfors_gym::rng::NumpyGenerator;
+use reinfors_gym::sim::env::{Action, CarRacing, Config, OBS_BYTES};
+use reinfors_gym::sim::rng::NumpyGenerator;
 
 fn main() {
     let mut actions = rand_pcg::Pcg64::seed_from_u64(0);

@@ -9,8 +9,8 @@
 use std::time::{Duration, Instant};
 
 use rand::{RngExt, SeedableRng};
-use reinfors_gym::env::{Action, CarRacing, Config, OBS_BYTES};
-use reinfors_gym::rng::NumpyGenerator;
+use reinfors_gym::sim::env::{Action, CarRacing, Config, OBS_BYTES};
+use reinfors_gym::sim::rng::NumpyGenerator;
 
 const EPISODE_STEPS: usize = 1000;
 

@@ -1,41 +1,21 @@
 //! reinfors-gym: Gymnasium's CarRacing simulated in Rust.
 //!
-//! One module per concern, leaves first:
-//! - [`rng`]: NumPy's `Generator(PCG64(SeedSequence(seed)))`, bit for bit, so tracks match Gymnasium's.
-//! - [`track`]: procedural track generation (Gymnasium's `_create_track`).
-//! - [`physics`]: the subset of Box2D 2.3 the car needs (bodies, revolute joints, island solver), in f32.
-//! - [`car`]: the car built from those bodies, and Gymnasium's tyre model (`car_dynamics.py`).
-//! - [`contact`]: wheel/hull-versus-tile sensor overlaps, which drive friction, rewards and tile repaint.
+//! One folder per layer, lowest first; a layer uses only the layers below it (the order is
+//! declared once in `tests/test_layering.py`, and drawn in `docs/architecture.md`):
+//! - [`support`]: the error type and run-time CPU checks, used by every layer.
 //! - [`render`]: a reusable 2-D rasterizer with area-coverage anti-aliasing.
-//! - [`scene`]: what a CarRacing frame shows, drawn with [`render`].
-//! - [`progress`]: tiles a car passed without touching (a training reward event).
-//! - [`env`]: the environment state machine tying them together.
-//! - [`cpu`]: run-time CPU feature checks for the loops compiled twice (baseline, AVX2).
-//! - [`executor`]: batches of independent jobs on a rayon pool, the calling thread included;
-//!   [`pacing`]: when its helpers join and stay awake; [`append`]: filling a vector's spare
-//!   capacity from those jobs.
-//! - [`pool`]: many envs stepped in parallel into one batch, synchronously or EnvPool-style
-//!   ([`flight`]: the board of asynchronous work); [`collector`]: PPO rollouts.
+//! - [`sim`]: one environment, Gymnasium's rules bit for bit (NumPy's generator, the track,
+//!   Box2D's physics, the car, contacts, the scene it shows, the state machine).
+//! - [`runtime`]: many environments stepped by threads into one batch, synchronously or
+//!   EnvPool-style (the executor and its pacing, the pool, the board of asynchronous work).
+//! - [`collector`]: PPO rollouts on a pool (policy distributions, reward weights, GAE).
 //! - `py` (feature `python`): the PyO3 binding.
 
-pub mod append;
-pub mod car;
 pub mod collector;
-pub mod contact;
-pub mod cpu;
-pub mod env;
-pub mod error;
-pub mod executor;
-pub mod flight;
-pub mod numpy_compat;
-pub mod pacing;
-pub mod physics;
-pub mod pool;
-pub mod progress;
 pub mod render;
-pub mod rng;
-pub mod scene;
-pub mod track;
+pub mod runtime;
+pub mod sim;
+pub mod support;
 
 #[cfg(feature = "python")]
 mod py;

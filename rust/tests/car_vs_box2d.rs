@@ -5,7 +5,7 @@
 //! The physics is written to match Box2D's float operations exactly, so the comparison is
 //! bit-for-bit; the looser bound (hull within 1e-5 world units) is the project's hard floor.
 
-use reinfors_gym::car::{Car, CarState};
+use reinfors_gym::sim::car::{Car, CarState};
 
 const FIXTURE: &str = include_str!("data/car_box2d.txt");
 const FPS: f64 = 50.0;

@@ -7,9 +7,9 @@
 //! `cargo run --release --example step_loop -- 1500` prints [`STEP_LOOP_1500`] too.
 
 use rand::{RngExt, SeedableRng};
-use reinfors_gym::car::CarState;
-use reinfors_gym::env::{Action, CarRacing, Config, OBS_BYTES};
-use reinfors_gym::rng::NumpyGenerator;
+use reinfors_gym::sim::car::CarState;
+use reinfors_gym::sim::env::{Action, CarRacing, Config, OBS_BYTES};
+use reinfors_gym::sim::rng::NumpyGenerator;
 
 /// Frame hash of step_loop's first 1500 steps: one episode cut at 1000 steps, a reset, and 500
 /// steps of the next.
@@ -63,7 +63,10 @@ fn check(hashes: &[(&str, u64, u64)]) {
     for (what, got, recorded) in hashes {
         println!("{what}: {got:016x} (recorded on x86-64: {recorded:016x})");
     }
-    println!("AVX2 copies used: {}", reinfors_gym::cpu::avx2_used());
+    println!(
+        "AVX2 copies used: {}",
+        reinfors_gym::support::cpu::avx2_used()
+    );
     for &(what, got, recorded) in hashes {
         assert_eq!(
             got, recorded,
@@ -140,7 +143,7 @@ fn discrete_randomized_frames_match_the_x86_64_record() {
 #[cfg(target_arch = "x86_64")]
 #[test]
 fn avx2_and_baseline_copies_give_the_recorded_hashes() {
-    use reinfors_gym::cpu::{no_avx2_allowed, ALLOW_NO_AVX2_ENV, DISABLE_AVX2_ENV};
+    use reinfors_gym::support::cpu::{no_avx2_allowed, ALLOW_NO_AVX2_ENV, DISABLE_AVX2_ENV};
     let run = |disable_avx2: bool| {
         let mut cmd = std::process::Command::new(std::env::current_exe().expect("test binary"));
         cmd.env_remove(DISABLE_AVX2_ENV);

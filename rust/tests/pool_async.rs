@@ -6,9 +6,10 @@
 
 use std::time::{Duration, Instant};
 
-use reinfors_gym::env::{Action, Config};
-use reinfors_gym::error::Error;
-use reinfors_gym::pool::{AutoresetMode, Fault, Pool, PoolSpec, SlotResult};
+use reinfors_gym::runtime::job::SlotResult;
+use reinfors_gym::runtime::pool::{AutoresetMode, Fault, Pool, PoolSpec};
+use reinfors_gym::sim::env::{Action, Config};
+use reinfors_gym::support::error::Error;
 
 fn spec(num_envs: usize, autoreset: AutoresetMode, max_episode_steps: u32) -> PoolSpec {
     PoolSpec {

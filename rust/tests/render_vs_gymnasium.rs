@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use reinfors_gym::scene::{
+use reinfors_gym::sim::scene::{
     self, CarDrawing, Indicators, Renderer, RoadPoly, SceneView, ScoreStyle, SkidMark,
 };
 

@@ -8,7 +8,7 @@ use pyo3::types::PyDict;
 use pyo3::IntoPyObjectExt;
 
 use super::track_array;
-use crate::env::CarRacing;
+use crate::sim::env::CarRacing;
 
 /// Current colour of every road polygon (tiles and kerbs, draw order), `(M, 3)` uint8.
 pub(super) fn road_colors<'py>(py: Python<'py>, env: &CarRacing) -> Bound<'py, PyArray2<u8>> {

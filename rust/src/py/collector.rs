@@ -7,11 +7,11 @@ use pyo3::types::PyDict;
 
 use super::{batch_slice, entropy_words, guarded, owned_array, to_py_err, SeedWords, SpecArgs};
 use crate::collector::{Collector, PolicyKind, RewardWeights, Rollout};
-use crate::pool::AutoresetMode;
+use crate::runtime::pool::AutoresetMode;
 
 /// The PPO collector (the engine behind `reinfors_gym.Engine`).
-#[pyclass(module = "reinfors_gym._core", name = "CollectorCore")]
-pub(super) struct PyCollector {
+#[pyclass(module = "reinfors_gym._core")]
+pub(super) struct CollectorCore {
     collector: Collector,
     /// Per-observation shape, e.g. `(3, 96, 96)`.
     obs_shape: Vec<usize>,
@@ -19,7 +19,7 @@ pub(super) struct PyCollector {
 }
 
 #[pymethods]
-impl PyCollector {
+impl CollectorCore {
     /// `distribution`: "normal" (a diagonal Gaussian) or "beta" for a continuous game; a
     /// discrete game's policy is categorical whatever it says.
     #[new]
@@ -65,7 +65,7 @@ impl PyCollector {
             Ok(collector)
         })?;
         let obs_shape = pool_spec.obs_shape();
-        Ok(PyCollector {
+        Ok(CollectorCore {
             collector,
             obs_shape,
             poisoned: false,

@@ -9,7 +9,7 @@ use super::{
     accessors, batch_slice, generator_from, guarded, render_array, to_py_err, track_array,
     RngState, SpecArgs,
 };
-use crate::env::{self, Action, CarRacing};
+use crate::sim::env::{self, Action, CarRacing};
 
 /// The three values of `action` as float64 if it is a contiguous 1-D array of three `T`s (not
 /// mutably borrowed elsewhere); `None` otherwise.
@@ -24,14 +24,14 @@ fn three_floats<T: numpy::Element + Copy + Into<f64>>(
 }
 
 /// One CarRacing environment (the engine behind `reinfors_gym.CarRacingEnv`).
-#[pyclass(module = "reinfors_gym._core", name = "CarRacingCore")]
-pub(super) struct PyCarRacing {
+#[pyclass(module = "reinfors_gym._core")]
+pub(super) struct CarRacingCore {
     env: CarRacing,
     /// Set when a panic interrupted a step; cleared by `reset`.
     poisoned: bool,
 }
 
-impl PyCarRacing {
+impl CarRacingCore {
     fn check_steppable(&self) -> PyResult<()> {
         if self.poisoned {
             return Err(PyRuntimeError::new_err(
@@ -65,7 +65,7 @@ impl PyCarRacing {
 }
 
 #[pymethods]
-impl PyCarRacing {
+impl CarRacingCore {
     #[new]
     #[pyo3(signature = (*, spec, rng_state))]
     fn new(spec: SpecArgs, rng_state: RngState) -> PyResult<Self> {
@@ -74,7 +74,7 @@ impl PyCarRacing {
         let env = guarded(&mut poisoned, || {
             CarRacing::new(config, generator_from(rng_state))
         })?;
-        Ok(PyCarRacing {
+        Ok(CarRacingCore {
             env,
             poisoned: false,
         })

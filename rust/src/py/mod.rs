@@ -1,4 +1,5 @@
-//! The PyO3 binding: one module per Python class, the shared glue here.
+//! The PyO3 binding (feature `python`): one module per Python class, the shared glue here.
+//! The top layer: may use every other one, and nothing uses it.
 //!
 //! Every method that simulates or draws releases the GIL. Errors become Python exceptions once,
 //! here: input mistakes are `ValueError`, calls in the wrong state `RuntimeError`. A Rust panic is
@@ -16,10 +17,10 @@ use numpy::{PyArray1, PyArray2, PyArray3, PyArrayDyn, PyArrayMethods};
 use pyo3::exceptions::{PyRuntimeError, PyTimeoutError, PyValueError};
 use pyo3::prelude::*;
 
-use crate::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
-use crate::error::{panic_text, Error};
-use crate::pool::{AutoresetMode, PoolSpec};
-use crate::rng::{coerce_seed_words, NumpyGenerator};
+use crate::runtime::pool::{AutoresetMode, PoolSpec};
+use crate::sim::env::{self as core_env, CarRacing, Config, GymnasiumRelease, LapRule};
+use crate::sim::rng::{coerce_seed_words, NumpyGenerator};
+use crate::support::error::{panic_text, Error};
 
 /// NumPy's PCG64 state as `(state, inc, has_uint32, uinteger)`, the fields of
 /// `Generator.bit_generator.state`.
@@ -205,7 +206,7 @@ fn owned_array<'py, T: numpy::Element>(
 /// and baseline copies knows it really compared two).
 #[pyfunction]
 fn avx2_used() -> bool {
-    crate::cpu::avx2_used()
+    crate::support::cpu::avx2_used()
 }
 
 /// NumPy's `PCG64(SeedSequence(seed)).state` computed in Rust (for tests and the vector env).
@@ -216,19 +217,19 @@ fn seeded_rng_state(seed: u128) -> RngState {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<env::PyCarRacing>()?;
-    m.add_class::<pool::PyPool>()?;
+    m.add_class::<env::CarRacingCore>()?;
+    m.add_class::<pool::PoolCore>()?;
     m.add_class::<pool::StepResults>()?;
-    m.add_class::<collector::PyCollector>()?;
+    m.add_class::<collector::CollectorCore>()?;
     m.add_function(wrap_pyfunction!(seeded_rng_state, m)?)?;
     m.add_function(wrap_pyfunction!(avx2_used, m)?)?;
     m.add("STATE_SHAPE", (core_env::STATE_H, core_env::STATE_W, 3))?;
-    m.add("MAX_NUM_ENVS", crate::pool::MAX_ENVS)?;
-    m.add("MAX_BATCH_BYTES", crate::pool::MAX_BATCH_BYTES)?;
-    m.add("MAX_OBS_BYTES", crate::pool::MAX_OBS_BYTES)?;
-    m.add("MAX_STACK_NUM", crate::pool::MAX_STACK_NUM)?;
-    m.add("MAX_FRAME_SIDE", crate::pool::MAX_FRAME_SIDE)?;
-    m.add("MAX_FRAME_SKIP", crate::pool::MAX_FRAME_SKIP)?;
+    m.add("MAX_NUM_ENVS", crate::runtime::pool::MAX_ENVS)?;
+    m.add("MAX_BATCH_BYTES", crate::runtime::pool::MAX_BATCH_BYTES)?;
+    m.add("MAX_OBS_BYTES", crate::runtime::pool::MAX_OBS_BYTES)?;
+    m.add("MAX_STACK_NUM", crate::runtime::pool::MAX_STACK_NUM)?;
+    m.add("MAX_FRAME_SIDE", crate::runtime::pool::MAX_FRAME_SIDE)?;
+    m.add("MAX_FRAME_SKIP", crate::runtime::pool::MAX_FRAME_SKIP)?;
     m.add("VIDEO_SHAPE", (core_env::VIDEO_H, core_env::VIDEO_W, 3))?;
     m.add("WINDOW_SHAPE", (core_env::WINDOW_H, core_env::WINDOW_W, 3))?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

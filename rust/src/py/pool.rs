@@ -15,11 +15,12 @@ use super::{
     accessors, batch_slice, entropy_words, generator_from, guarded, owned_array, render_array,
     to_py_err, InvalidAction, InvalidEnvId, RngState, SeedWords, SpecArgs,
 };
-use crate::env::{Action, CarRacing};
-use crate::pool::{AutoresetMode, Fault, Pool, SlotResult};
+use crate::runtime::job::SlotResult;
+use crate::runtime::pool::{AutoresetMode, Fault, Pool};
+use crate::sim::env::{Action, CarRacing};
 
 /// The results of one `step` or `recv`, one entry per sub-env it covers.
-#[pyclass(module = "reinfors_gym._core", name = "StepResults", frozen, get_all)]
+#[pyclass(module = "reinfors_gym._core", frozen, get_all)]
 pub(super) struct StepResults {
     /// Which sub-env each entry is (int32, ascending).
     env_ids: Py<PyArrayDyn<i32>>,
@@ -43,8 +44,8 @@ pub(super) struct StepResults {
 }
 
 /// The pool, and its buffers reused between calls.
-#[pyclass(module = "reinfors_gym._core", name = "PoolCore")]
-pub(super) struct PyPool {
+#[pyclass(module = "reinfors_gym._core")]
+pub(super) struct PoolCore {
     /// `None` once closed.
     pool: Option<Pool>,
     results: Vec<SlotResult>,
@@ -59,7 +60,7 @@ fn closed() -> PyErr {
     PyRuntimeError::new_err("the pool is closed")
 }
 
-impl PyPool {
+impl PoolCore {
     fn pool(&self) -> PyResult<&Pool> {
         self.pool.as_ref().ok_or_else(closed)
     }
@@ -195,7 +196,7 @@ fn env_ids(ids: &Bound<'_, PyAny>, num_envs: usize) -> PyResult<Vec<usize>> {
 }
 
 #[pymethods]
-impl PyPool {
+impl PoolCore {
     #[new]
     #[pyo3(signature = (*, spec, num_envs, num_threads, autoreset_mode, entropy, batch_size))]
     fn new(
@@ -221,7 +222,7 @@ impl PyPool {
         let mut poisoned = false;
         let mut pool = guarded(&mut poisoned, || Pool::new(spec, num_threads, &words))?;
         pool.pack_batches_of(batch_size);
-        Ok(PyPool {
+        Ok(PoolCore {
             pool: Some(pool),
             results: vec![SlotResult::default(); num_envs],
             final_obs: vec![0; num_envs * spec.obs_bytes()],
@@ -410,7 +411,7 @@ impl PyPool {
                     let got = pool.recv(count, timeout)?;
                     if let Some(out) = out {
                         if out.len() != got.obs.len() {
-                            return Err(crate::error::Error::InvalidArgument(format!(
+                            return Err(crate::support::error::Error::InvalidArgument(format!(
                                 "observation buffer holds {} bytes, expected {}",
                                 out.len(),
                                 got.obs.len()

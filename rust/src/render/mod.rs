@@ -1,5 +1,8 @@
 //! A reusable 2-D renderer with exact area-coverage anti-aliasing, drawing into caller-owned
-//! RGB memory at any resolution.
+//! RGB memory at any resolution. It knows nothing of CarRacing: the scene (`sim::scene`)
+//! describes a frame and draws it with this.
+//!
+//! May use `support` only (the CPU checks of its AVX2 loops).
 //!
 //! Pipeline stages, one module each:
 //! - [`transform`]: affine maps from a scene's space to canvas pixels (rotate, scale, flip).

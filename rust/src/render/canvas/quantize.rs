@@ -73,7 +73,7 @@ impl Canvas {
     /// starts a new (black) frame.
     pub fn write_rgb8(&mut self, out: &mut [u8], q: Quantizer) {
         #[cfg(target_arch = "x86_64")]
-        if crate::cpu::has_avx2() {
+        if crate::support::cpu::has_avx2() {
             // SAFETY: the CPU supports AVX2 (checked above).
             unsafe { self.write_rgb8_avx2(out, q) };
             self.end_frame();
@@ -178,9 +178,9 @@ mod tests {
         // Without AVX2 only the baseline half below runs: fail rather than pass on half a test.
         #[cfg(target_arch = "x86_64")]
         assert!(
-            std::arch::is_x86_feature_detected!("avx2") || crate::cpu::no_avx2_allowed(),
+            std::arch::is_x86_feature_detected!("avx2") || crate::support::cpu::no_avx2_allowed(),
             "no AVX2 on this CPU, so quantize_row_avx2 is untested; set {}=1 to accept that",
-            crate::cpu::ALLOW_NO_AVX2_ENV
+            crate::support::cpu::ALLOW_NO_AVX2_ENV
         );
         for len in [0, 1, 3, 5, 8, 9, 15, 16, 17, 31, 32, 33, 96, 1000] {
             // Lane 3 is not a channel: it never reaches the bytes.
