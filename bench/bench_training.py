@@ -90,7 +90,7 @@ from ppo_carracing import ppo_update  # noqa: E402
 
 RECIPE = train.parse_args([])  # every option at the recipe's default
 # The collector keeps a Beta sample this far inside (0, 1), so that the stored float32 action is
-# strictly inside the box and its log-density finite (rust/src/collector.rs).
+# strictly inside the box and its log-density finite (rust/src/collector/policy.rs).
 BETA_EDGE = 1e-6
 
 

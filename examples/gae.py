@@ -1,6 +1,6 @@
 """Generalized advantage estimation (GAE) for the examples and the benchmarks: the one Python
 copy of the recurrence the streaming collector computes in Rust (`gae` in
-rust/src/collector.rs), which tests/test_gae.py holds against the collector's batches.
+rust/src/collector/gae.rs), which tests/test_gae.py holds against the collector's batches.
 
 Arrays are time-major: axis 0 is the step `t` of a rollout of `T` steps; any further axes are
 independent sequences (sub-envs, games). For each sequence, backwards from `A[T] = 0`:

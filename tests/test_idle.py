@@ -20,7 +20,7 @@ import reinfors_gym as rf
 
 IDLE_SECONDS = 2.0
 MAX_IDLE_CPU = 0.2  # seconds of process CPU over IDLE_SECONDS: a tenth of one core
-OPENING_STEPS = 3  # within the pacer's first burst with helpers (rust/src/pacing.rs)
+OPENING_STEPS = 3  # within the pacer's first burst with helpers (rust/src/runtime/pacing.rs)
 
 
 def cpu_while_idle() -> float:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Print reference draws from NumPy's default generator as Rust literals.
 
-The Rust port in `rust/src/rng.rs` must reproduce
+The Rust port in `rust/src/sim/rng.rs` must reproduce
 `np.random.Generator(np.random.PCG64(np.random.SeedSequence(seed)))` bit for bit,
 because Gymnasium's `seeding.np_random(seed)` builds exactly that and CarRacing's
 track depends on every draw. This script is the oracle for the hard-coded test

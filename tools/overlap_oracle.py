@@ -5,7 +5,7 @@ tiles, recorded with pybox2d.
 Gymnasium awards a tile when a wheel fixture starts "touching" the tile's sensor fixture, which
 Box2D decides with `b2TestOverlap` = `b2Distance` (GJK in f32) minus both polygon skins, below
 `10 * FLT_EPSILON`. Near the boundary (a gap of 0.02 world units) f32 rounding decides, so this
-records many such configurations for `rust/src/physics/distance.rs`'s test to replay:
+records many such configurations for `rust/src/sim/physics/distance.rs`'s test to replay:
 
 - real tiles of Gymnasium tracks (the quad Gymnasium builds, and the f32 hull pybox2d stored);
 - `random` cases: a wheel or hull fixture placed at a random angle next to a random tile edge
