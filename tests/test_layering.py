@@ -5,6 +5,9 @@ its own layer and the layers below it, never one above: every path that starts a
 root counts (`use crate::x::...`, `crate::x::f()` in code, `$crate::x` in a macro, and a
 `super::` chain that climbs up to the root). Comments and string literals are left out, so
 prose may name any module. No build is needed: the sources are read as text.
+
+The same length limit holds for the Python the project ships and runs (the package, examples,
+benches and tools).
 """
 
 from __future__ import annotations
@@ -193,3 +196,19 @@ def test_the_reader_sees_what_the_compiler_sees() -> None:
     test_module = "fn a() {}\n#[cfg(test)]\nmod tests {\n    x\n}\nfn b() {}\n"
     assert lines_outside_tests(test_module) == 2
     assert lines_outside_tests("struct S {\n    #[cfg(test)]\n    f: u8,\n    g: u8,\n}\n") == 3
+
+
+def python_sources() -> list[Path]:
+    """The Python the project ships and runs: the package, the examples, benches and tools
+    (tests excepted, as in the crate)."""
+    folders = ("reinfors_gym", "examples", "bench", "tools")
+    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py*") if p.is_file()
+                  and p.suffix in (".py", ".pyi"))  # fmt: skip
+
+
+@pytest.mark.parametrize("path", python_sources(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_python_files_stay_short(path: Path) -> None:
+    lines = len(path.read_text().splitlines())
+    assert lines <= MAX_LINES, (
+        f"{path.relative_to(ROOT)} has {lines} lines (at most {MAX_LINES}): split it by concern"
+    )
