@@ -175,18 +175,20 @@ $(VENV_RLLIB)/.requirements-installed: tests/integrations/requirements-rllib.txt
 test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_SB3)) $(QUIETLY) develop-sb3 "installing the package into $(VENV_SB3)" \
 		$(BIN)/maturin develop --release --quiet
-	@echo "== the SB3, TorchRL, CleanRL/skrl and evaluation suites (2 workers)"
+	@echo "== the SB3, TorchRL, CleanRL/skrl, evaluation and docs' block suites (2 workers)"
 	@$(VENV_SB3)/bin/python $(INTEGRATION_PYTEST) -n 2 tests/integrations/test_sb3.py \
 		tests/integrations/test_torchrl.py tests/integrations/test_cleanrl_skrl.py \
 		tests/integrations/test_evaluate.py tests/integrations/test_help.py \
 		tests/integrations/test_train.py tests/integrations/test_bench_training.py \
-		tests/integrations/test_lap_stats.py tests/integrations/test_vector_wrappers_torch.py
+		tests/integrations/test_lap_stats.py tests/integrations/test_vector_wrappers_torch.py \
+		tests/integrations/test_doc_snippets.py
 
 test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(QUIETLY) develop-rllib \
 		"installing the package into $(VENV_RLLIB)" $(BIN)/maturin develop --release --quiet
-	@echo "== the RLlib suite"
-	@$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py
+	@echo "== the RLlib suite and the docs' RLlib blocks"
+	@$(VENV_RLLIB)/bin/python $(INTEGRATION_PYTEST) tests/integrations/test_rllib.py \
+		tests/integrations/test_doc_snippets.py
 
 # The torch layer first, then both virtualenvs side by side, then the suites one after the
 # other, each using both cores its own way.

@@ -9,80 +9,32 @@ A comment on the line just before a block's fence marks it (invisible in the ren
 - `<!-- snippet: fragment -->`: a deliberately partial block (a line to put into your own code).
   It is neither run nor type-checked.
 - `<!-- snippet: needs EXTRA -->`: runs only where the packages of the `[EXTRA]` extra are
-  installed (tests/integrations/test_doc_snippets.py runs those blocks in the integration
-  virtualenvs); here it is type-checked, with the extra's packages treated as untyped.
+  installed: tests/integrations/test_doc_snippets.py runs those blocks in the integration
+  virtualenv that has the extra (make test-integrations), and fails for an extra none has.
+  Here it is type-checked, with the extra's packages treated as untyped.
+
+The collector and the runner are tests/doc_blocks.py, shared with that suite.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
-import os
-import re
+import importlib.util
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
-FENCE = re.compile(r"^```python\s*$")
-MARKER = re.compile(r"^<!-- snippet: (fragment|needs ([a-z0-9_-]+)) -->$")
-#: Seconds one block may run (the slowest, an 8-process AsyncVectorEnv, takes ~15 s on 2 cores).
-TIMEOUT_S = 120
-
-
-@dataclass(frozen=True)
-class Snippet:
-    page: Path
-    line: int  # 1-based line of the opening fence
-    code: str
-    fragment: bool
-    needs: str | None  # the extra whose packages the block imports
-
-    @property
-    def id(self) -> str:
-        return f"{self.page.relative_to(ROOT)}:{self.line}"
-
-
-def extract(page: Path) -> list[Snippet]:
-    """The ```python blocks of one Markdown page, with their markers."""
-    lines = page.read_text().splitlines()
-    out: list[Snippet] = []
-    i = 0
-    while i < len(lines):
-        if FENCE.match(lines[i]):
-            end = next(j for j in range(i + 1, len(lines)) if lines[j].startswith("```"))
-            marker = MARKER.match(lines[i - 1].strip()) if i > 0 else None
-            out.append(
-                Snippet(
-                    page=page,
-                    line=i + 1,
-                    code="\n".join(lines[i + 1 : end]) + "\n",
-                    fragment=bool(marker and marker.group(1) == "fragment"),
-                    needs=marker.group(2) if marker else None,
-                )
-            )
-            i = end
-        i += 1
-    return out
-
-
-SNIPPETS = [s for page in PAGES for s in extract(page)]
-
-
-def run_snippet(snippet: Snippet, tmp_path: Path) -> subprocess.CompletedProcess[str]:
-    """Runs one block in a fresh interpreter, from an empty working directory."""
-    env = {**os.environ, "SDL_VIDEODRIVER": "dummy", "SDL_AUDIODRIVER": "dummy"}
-    return subprocess.run(
-        [sys.executable, "-c", snippet.code],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT_S,
-    )
+# The collector and runner, shared with tests/integrations/test_doc_snippets.py.
+_spec = importlib.util.spec_from_file_location(
+    "doc_blocks", Path(__file__).resolve().parent / "doc_blocks.py"
+)
+assert _spec and _spec.loader
+doc_blocks = importlib.util.module_from_spec(_spec)
+sys.modules["doc_blocks"] = doc_blocks  # its dataclass looks its module up while defined
+_spec.loader.exec_module(doc_blocks)
+ROOT, SNIPPETS, Snippet = doc_blocks.ROOT, doc_blocks.SNIPPETS, doc_blocks.Snippet
 
 
 def test_every_page_with_python_blocks_is_found() -> None:
@@ -105,7 +57,7 @@ def test_markers_name_real_extras() -> None:
     ids=lambda s: s.id,
 )
 def test_snippet_runs_as_pasted(snippet: Snippet, tmp_path: Path) -> None:
-    result = run_snippet(snippet, tmp_path)
+    result = doc_blocks.run_snippet(snippet, tmp_path)
     assert result.returncode == 0, (
         f"{snippet.id} fails when pasted into a fresh interpreter:\n{result.stderr[-3000:]}"
     )

@@ -1,7 +1,10 @@
 """`CarRacingVectorEnv` side by side with `AsyncVectorEnv` over single envs (ours, and
 Gymnasium's `CarRacing-v3` where Gymnasium defines the behaviour): `get_attr`/`call`/`set_attr`,
 accessors after `close()`, pickling, the bounds, and the corners a deliberate break once slipped
-past (final observations kept, frame skip at the episode's end, `get_attr` racing a step)."""
+past (final observations kept, frame skip at the episode's end, `get_attr` racing a step). Last,
+`gym.make_vec("reinfors/CarRacing-v0")` beside `AsyncVectorEnv` over Gymnasium's own
+`CarRacing-v3`, step by step in every autoreset mode: frames, rewards, flags, infos, and every
+sub-env's track, tiles, colours and car."""
 
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ from gymnasium.vector import AutoresetMode
 import reinfors_gym as rf
 from reinfors_gym import CarRacingVectorEnv
 from reinfors_gym.errors import ConcurrentCallError, InvalidConfig, ReadOnlyAttributeError
+from reinfors_gym.parity import _gym_car_state, _state_diff
 from reinfors_gym.testing import (
+    GYMNASIUM_ATTRIBUTES,
     SUB_ENV_ATTRIBUTES,
     SUB_ENV_METHODS,
     same_attribute_value,
@@ -216,3 +221,152 @@ def test_frame_skip_stops_at_the_episode_end_like_gymnasiums_time_limit():
     np.testing.assert_allclose(got, want, rtol=0, atol=1e-9)
     theirs.close()
     env.close()
+
+
+# ------------------------------------------------------------- beside Gymnasium's own CarRacing-v3
+
+#: Frames are drawn by another rasterizer: the parity suite's bound, the mean absolute difference
+#: per frame (0-255) while the car states agree (reinfors_gym/parity.py, tests/parity/).
+FRAME_MAD = 2.0
+#: Car quantities beyond the hull position agree within the parity suite's divergence threshold;
+#: the hull position exactly (tests/parity/test_parity_fast.py).
+STATE_TOLERANCE = 1e-6
+NUM_ENVS, EPISODE_STEPS = 3, 7
+#: One fixed action per step and sub-env: 24 steps hold three or more episodes of each sub-env.
+ACTIONS = (
+    np.random.default_rng(0)
+    .uniform([-1.0, 0.0, 0.0], [1.0, 1.0, 0.2], (24, NUM_ENVS, 3))
+    .astype(np.float32)
+)
+#: Sub-env 0 finishes a lap at each episode's first step (terminated, `lap_finished`); the
+#: others run into the time limit (truncated).
+LAP_COMPLETE_PERCENT = [0.0, 0.95, 0.95]
+
+
+class _Readable(gym.Wrapper):
+    """CarRacing-v3 as it is, plus readers of what it keeps in Box2D objects (which cannot cross
+    AsyncVectorEnv's pipe), returning what our sub-env's accessors of the same names return."""
+
+    def tile_visited(self) -> np.ndarray:
+        return np.array([tile.road_visited for tile in self.env.unwrapped.road], dtype=bool)
+
+    def road_colors(self) -> np.ndarray:
+        # As Gymnasium's renderer draws them: `int` of each channel (tests/test_rules.py).
+        polygons = self.env.unwrapped.road_poly
+        return np.array([[int(c) for c in color] for _, color in polygons], dtype=np.uint8)
+
+    def car_state(self) -> dict[str, np.ndarray]:
+        return _gym_car_state(self.env)
+
+
+def _car_racing_v3s(mode: AutoresetMode) -> gym.vector.AsyncVectorEnv:
+    make = lambda: _Readable(gym.make("CarRacing-v3", max_episode_steps=EPISODE_STEPS))  # noqa: E731
+    return gym.vector.AsyncVectorEnv([make] * NUM_ENVS, autoreset_mode=mode)
+
+
+def _assert_same_frames(ours, theirs, where: str) -> None:
+    assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, where
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
+        mad = float(np.mean(np.abs(a.astype(np.int16) - b.astype(np.int16))))
+        assert mad <= FRAME_MAD, f"{where}, sub-env {i}: frame MAD {mad:.3f}"
+
+
+def _assert_same_info(ours: dict, theirs: dict, where: str) -> None:
+    """Keys and values exactly, `final_obs` frames within the frame bound."""
+    assert ours.keys() == theirs.keys(), (where, ours.keys(), theirs.keys())
+    for key in ours:
+        if isinstance(ours[key], dict):
+            _assert_same_info(ours[key], theirs[key], f"{where}, info[{key!r}]")
+        elif key == "final_obs":
+            for i, (a, b) in enumerate(zip(ours[key], theirs[key], strict=True)):
+                assert (a is None) == (b is None), f"{where}, final_obs[{i}]"
+                if a is not None:
+                    _assert_same_frames(a[None], b[None], f"{where}, final_obs[{i}]")
+        else:
+            np.testing.assert_array_equal(ours[key], theirs[key], err_msg=f"{where}, {key}")
+            assert np.asarray(ours[key]).dtype == np.asarray(theirs[key]).dtype, (where, key)
+
+
+def _assert_same_sub_envs(ours, theirs, where: str) -> None:
+    """Every attribute both sub-envs have, the tile flags, road colours and the car."""
+    for name in GYMNASIUM_ATTRIBUTES:
+        if name == "unwrapped":
+            continue  # a copy re-created from its arguments: see the xfail test below
+        o, t = ours.get_attr(name), theirs.get_attr(name)
+        if name == "metadata":
+            # Gymnasium before 1.4's vector envs write their autoreset mode into the sub-env
+            # class's metadata: any vector env this process made before leaves it in ours or
+            # theirs. Not a sub-env's own key.
+            o, t = (
+                [{k: v for k, v in m.items() if k != "autoreset_mode"} for m in x] for x in (o, t)
+            )
+        for i in range(NUM_ENVS):
+            assert same_attribute_value(name, o[i], t[i]), (where, name, i, o[i], t[i])
+    for name in ("tile_visited", "road_colors"):
+        o, t = ours.get_attr(name), theirs.call(name)
+        for i in range(NUM_ENVS):
+            np.testing.assert_array_equal(o[i], t[i], err_msg=f"{where}, {name}, sub-env {i}")
+    for i, (o, t) in enumerate(zip(ours.call("car_state"), theirs.call("car_state"), strict=True)):
+        np.testing.assert_array_equal(o["hull_position"], t["hull_position"], err_msg=where)
+        assert _state_diff(o, t) <= STATE_TOLERANCE, (where, i, o, t)
+
+
+@pytest.mark.parametrize("mode", list(AutoresetMode), ids=lambda m: m.name)
+def test_vector_env_equals_async_vector_env_over_car_racing_v3_step_by_step(mode):
+    ours = gym.make_vec(
+        rf.ENV_ID, num_envs=NUM_ENVS, autoreset_mode=mode, max_episode_steps=EPISODE_STEPS
+    )
+    theirs = _car_racing_v3s(mode)
+    endings = np.zeros((2, NUM_ENVS), int)  # terminations, truncations
+    try:
+        for envs in (ours, theirs):
+            envs.set_attr("lap_complete_percent", LAP_COMPLETE_PERCENT)
+        (o_obs, o_info), (t_obs, t_info) = ours.reset(seed=5), theirs.reset(seed=5)
+        _assert_same_frames(o_obs, t_obs, "reset")
+        _assert_same_info(o_info, t_info, "reset")
+        _assert_same_sub_envs(ours, theirs, "reset")
+        for step, actions in enumerate(ACTIONS):
+            where = f"{mode.name} step {step}"
+            o, t = ours.step(actions), theirs.step(actions)
+            _assert_same_frames(o[0], t[0], where)
+            for k, name in enumerate(("reward", "terminated", "truncated"), start=1):
+                np.testing.assert_array_equal(o[k], t[k], err_msg=f"{where}, {name}")
+                assert o[k].dtype == t[k].dtype, (where, name)
+            _assert_same_info(o[4], t[4], where)
+            _assert_same_sub_envs(ours, theirs, where)
+            endings += np.stack([t[2], t[3]])
+            done = t[2] | t[3]
+            if mode == AutoresetMode.DISABLED and done.any():
+                # One dict each: the vector envs pop the mask from the caller's options.
+                (o_obs, o_info), (t_obs, t_info) = (
+                    ours.reset(options={"reset_mask": done.copy()}),
+                    theirs.reset(options={"reset_mask": done.copy()}),
+                )
+                _assert_same_frames(o_obs, t_obs, f"{where}, reset_mask {done}")
+                _assert_same_info(o_info, t_info, f"{where}, reset_mask {done}")
+                _assert_same_sub_envs(ours, theirs, f"{where}, after reset_mask")
+    finally:
+        ours.close()
+        theirs.close()
+    # Each sub-env ended episodes along the way, so every mode's autoreset ran.
+    assert (endings[0, :1] >= 3).all() and (endings[1, 1:] >= 3).all(), endings
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="get_attr('unwrapped') re-creates our sub-env with the lap_complete_percent that "
+    "set_attr wrote; AsyncVectorEnv's pickled CarRacing-v3 is re-created from its constructor "
+    "arguments (EzPickle), without the write",
+)
+def test_unwrapped_after_set_attr_equals_async_vector_env_over_car_racing_v3s():
+    ours = gym.make_vec(rf.ENV_ID, num_envs=2)
+    theirs = gym.vector.AsyncVectorEnv([lambda: gym.make("CarRacing-v3")] * 2)
+    try:
+        for envs in (ours, theirs):
+            envs.set_attr("lap_complete_percent", [0.0, 0.95])
+            envs.reset(seed=0)
+        o, t = ours.get_attr("unwrapped"), theirs.get_attr("unwrapped")
+        assert [same_attribute_value("unwrapped", o[i], t[i]) for i in range(2)] == [True] * 2
+    finally:
+        ours.close()
+        theirs.close()
