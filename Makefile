@@ -33,7 +33,7 @@ MATURIN := "maturin>=1.7,<2"
 	test-integrations test-integrations-sb3 test-integrations-rllib integration-venvs bench-sb3 bench-training \
 	bench-async \
 	test-lanes test-lane-rust test-lane-python test-rust-linted lint-python-steps train train-setup \
-	test-gymnasiums gymnasium-venvs test-pythons dist-wheel
+	test-gymnasiums gymnasium-venvs test-pythons dist-wheel bench-ab-instructions
 
 $(BIN)/python:
 	@$(QUIETLY) venv "creating $(VENV) and upgrading pip" \
@@ -336,6 +336,11 @@ bench-async: setup $(VENV_SB3)/.requirements-installed $(AB_DIR)/reinfors_gym/_c
 	@echo "== this build beside $(AB_BASE)'s (bench/bench_ab.py, ~7 min; also out/bench_ab.txt)"
 	@$(BIN)/python bench/bench_ab.py --a $(AB_DIR) --b . --trials 5 --seconds 3 \
 		--only "single;vector;async;sync" | tee out/bench_ab.txt
+
+# This build beside AB_BASE's by instructions per env step (valgrind's callgrind; ~7 min):
+# a count a noisy machine does not move, for a change that must not slow the tight loops.
+bench-ab-instructions: setup $(AB_DIR)/reinfors_gym/_core.abi3.so
+	@$(BIN)/python bench/ab_instructions.py --a $(AB_DIR) --b .
 
 # The full side-by-side suite (>= 100 seeds per family, full episodes; ~15 min on 2 cores),
 # then docs/parity.md from its results, then the criteria check.
