@@ -1,16 +1,16 @@
 """A/B of two builds of reinfors-gym by instructions executed per env step (valgrind's
-callgrind), which a noisy machine does not change: the same binary, inputs and environment give
-the same count.
+callgrind): a count that a busy machine does not move. It still moves by about a percent between
+runs (allocation addresses), where wall-clock trials on this machine move by a quarter.
 
-    python bench/ab_instructions.py --a /path/to/old/checkout --b . [--steps 4000]
+    python bench/ab_instructions.py --a /path/to/old/checkout --b . [--steps 4096]
 
 Each side is a directory holding a `reinfors_gym` package with its built extension (as for
 bench/bench_ab.py). For each loop and side, the loop runs twice in a fresh interpreter under
 callgrind, with no steps and with `--steps` steps; the difference over the steps is the cost of
 a step (start-up and imports cancel), the median of `--repeats` such pairs. Loops: the single
-env through `gym.make`, and the vector env's tight loop at 8 envs on 1 thread (per env step).
-Threads do not change the count, so this measures work, not parallel speed: bench/bench_ab.py
-measures that.
+env through `gym.make`, and the vector env's tight loop at 8 and 64 envs on 1 thread (per env
+step). Threads do not change the count, so this measures work, not parallel speed:
+bench/bench_ab.py measures that.
 """
 
 from __future__ import annotations
@@ -39,12 +39,17 @@ if kind == "single":
         if terminated or truncated:
             env.reset()
 else:
-    envs = gym.make_vec("reinfors/CarRacing-v0", num_envs=8, num_threads=1)
+    num_envs = int(kind.removeprefix("vector"))
+    envs = gym.make_vec("reinfors/CarRacing-v0", num_envs=num_envs, num_threads=1)
     envs.reset(seed=0)
-    for i in range(steps // 8):
-        envs.step(np.repeat(actions[i : i + 1], 8, 0))
+    for i in range(steps // num_envs):
+        envs.step(np.repeat(actions[i : i + 1], num_envs, 0))
 """
-LOOPS = {"single env, gym.make": "single", "vector, 8 envs, 1 thread": "vector"}
+LOOPS = {
+    "single env, gym.make": "single",
+    "vector, 8 envs, 1 thread": "vector8",
+    "vector, 64 envs, 1 thread": "vector64",
+}
 COLLECTED = re.compile(r"Collected : (\d+)")
 
 
@@ -76,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--a", type=Path, required=True, help="the base checkout (A)")
     p.add_argument("--b", type=Path, default=Path("."), help="the changed checkout (B)")
-    p.add_argument("--steps", type=int, default=4000, help="env steps per loop (a multiple of 8)")
+    p.add_argument("--steps", type=int, default=4096, help="env steps per loop (a multiple of 64)")
     p.add_argument("--repeats", type=int, default=3, help="runs per side and loop (median)")
     args = p.parse_args(argv)
     if shutil.which("valgrind") is None:
