@@ -115,6 +115,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     net.add_argument(
         "--downsample", type=int, default=2, help="average-pooling factor inside the network"
     )
+    net.add_argument(
+        "--first-stride", type=int, default=2, help="stride of the first convolution (5x5)"
+    )
     net.add_argument("--hidden", type=int, default=256, help="units of the shared dense layer")
     net.add_argument(
         "--init-alpha",
@@ -230,7 +233,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     for name in (
-        "total_decisions", "frame_skip", "stack_num", "downsample", "hidden", "epochs",
+        "total_decisions", "frame_skip", "stack_num", "downsample", "first_stride", "hidden", "epochs",
         "torch_threads", "infer_threads",
     ):  # fmt: skip
         if getattr(args, name) < 1:
@@ -288,7 +291,7 @@ class BetaAgent(nn.Module):
         channels = args.stack_num * (1 if args.grayscale else 3)
         self.pool = nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity()
         self.trunk = nn.Sequential(
-            layer_init(nn.Conv2d(channels, 16, 5, stride=2)),  # 48x48 -> 22x22
+            layer_init(nn.Conv2d(channels, 16, 5, stride=args.first_stride)),
             nn.ReLU(),
             layer_init(nn.Conv2d(16, 32, 3, stride=2)),  # -> 10x10
             nn.ReLU(),
