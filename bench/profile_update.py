@@ -4,6 +4,12 @@ passes, losses, optimizer, statistics), for the learner before and after its fra
 preprocessed once per batch.
 
     python bench/profile_update.py [--trials 5] [--json docs/training_profile.json]
+    python bench/profile_update.py --levers [--trials 5] [--json docs/training_levers.json]
+
+With `--levers` it times, for the recipe and for each lever that changes it (`LEVERS`: the
+network's input size, the first convolution's stride, bfloat16 autocast, larger minibatches),
+one whole update and the 128 forward passes that act for it, interleaved the same way, and
+gives each lever's rate beside the recipe's: the learner's own decisions/s, with no env.
 
 Each trial runs, for each learner in turn (a fresh order each trial), one update on a batch of
 the recipe's size (2,048 decisions of 2 stacked 96x96 grayscale frames, random pixels, 4 epochs
@@ -35,6 +41,15 @@ from ppo_carracing import PhaseClock, ppo_update  # noqa: E402
 from reinfors_gym.benchmarks.harness import machine_info, print_machine_info  # noqa: E402
 
 ACTING = "acting: the actor's forward passes"
+#: Lever -> the recipe's options it changes (`bf16`: bfloat16 autocast, not an option).
+LEVERS: dict[str, dict[str, object]] = {
+    "the recipe": {},
+    "frames pooled to 32x32 (--downsample 3)": {"downsample": 3},
+    "first convolution's stride 3 (--first-stride 3)": {"first_stride": 3},
+    "bfloat16 autocast": {"bf16": True},
+    "minibatches of 512 (--minibatch-size 512)": {"minibatch_size": 512},
+    "minibatches of 1,024 (--minibatch-size 1024)": {"minibatch_size": 1024},
+}
 LEARNERS = {"before": bench_training.FramesEachMinibatch, "after": train.BetaAgent}
 
 
@@ -76,13 +91,78 @@ def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[st
     return seconds
 
 
+def time_lever(changes: dict[str, object], batch: Batch) -> tuple[float, float]:
+    """Seconds of one update (after a warm-up update) and of the 128 forward passes that act
+    for it, with the recipe's options changed by `changes`."""
+    bf16 = bool(changes.get("bf16"))
+    options = {k: v for k, v in changes.items() if k != "bf16"}
+    args = argparse.Namespace(**{**vars(bench_training.RECIPE), "target_kl": None, **options})
+    torch.manual_seed(0)
+    torch.set_num_threads(args.torch_threads)
+    agent = train.BetaAgent(args)
+    optimizer = train.make_optimizer(agent, 1e-6)
+    rng = np.random.default_rng(0)
+
+    def autocast():
+        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16)
+
+    def heads(x: torch.Tensor):
+        with autocast():
+            return tuple(t.float() for t in agent.heads(x))
+
+    ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
+    start = time.perf_counter()
+    ppo_update(agent, optimizer, batch, args, rng, heads)
+    update = time.perf_counter() - start
+    frames = torch.from_numpy(batch.arrays["obs"][: args.n_games])
+    start = time.perf_counter()
+    with torch.no_grad(), autocast():
+        for _ in range(args.collect_size // args.n_games):
+            agent(frames)
+    return update, time.perf_counter() - start
+
+
+def profile_levers(trials: int, json_path: Path | None, info: dict) -> None:
+    """`--levers`: each lever's update and acting seconds, medians of interleaved trials."""
+    batch = Batch(bench_training.RECIPE.collect_size)
+    times: dict[str, list[list[float]]] = {name: [] for name in LEVERS}
+    for trial in range(trials):
+        order = list(LEVERS) if trial % 2 == 0 else list(LEVERS)[::-1]
+        for name in order:
+            times[name].append(list(time_lever(LEVERS[name], batch)))
+            print(f"trial {trial + 1}/{trials}  {name}: {sum(times[name][-1]):.2f} s", flush=True)
+    decisions = bench_training.RECIPE.collect_size
+    medians = {
+        name: {
+            "update_s": float(np.median([t[0] for t in runs])),
+            "acting_s": float(np.median([t[1] for t in runs])),
+        }
+        for name, runs in times.items()
+    }
+    base = sum(medians["the recipe"].values())
+    print(f"\n{'lever':50s} {'update':>8s} {'acting':>8s} {'dec/s':>7s} {'ratio':>6s}")
+    for name, m in medians.items():
+        total = m["update_s"] + m["acting_s"]
+        m["decisions_per_s"] = decisions / total
+        m["over_recipe"] = base / total
+        print(f"{name:50s} {m['update_s']:8.3f} {m['acting_s']:8.3f} "
+              f"{m['decisions_per_s']:7.0f} {m['over_recipe']:5.2f}x")  # fmt: skip
+    if json_path:
+        record = {"machine": info, "decisions": decisions, "levers": LEVERS, "trials": times,
+                  "medians": medians}  # fmt: skip
+        json_path.write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--json", type=Path, help="also write the results here")
+    p.add_argument("--levers", action="store_true", help="time the levers instead (LEVERS)")
     args = p.parse_args(argv)
     info = machine_info()
     print_machine_info(info)
+    if args.levers:
+        return profile_levers(args.trials, args.json, info)
     batch = Batch(bench_training.RECIPE.collect_size)
     trials: dict[str, list[dict[str, float]]] = {name: [] for name in LEARNERS}
     for trial in range(args.trials):

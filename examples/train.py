@@ -233,8 +233,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     args = p.parse_args(argv)
     for name in (
-        "total_decisions", "frame_skip", "stack_num", "downsample", "first_stride", "hidden", "epochs",
-        "torch_threads", "infer_threads",
+        "total_decisions", "frame_skip", "stack_num", "downsample", "first_stride", "hidden",
+        "epochs", "torch_threads", "infer_threads",
     ):  # fmt: skip
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -290,8 +290,9 @@ class BetaAgent(nn.Module):
         self.grayscale = args.grayscale
         channels = args.stack_num * (1 if args.grayscale else 3)
         self.pool = nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity()
+        # Sizes at the defaults (--downsample 2, --first-stride 2).
         self.trunk = nn.Sequential(
-            layer_init(nn.Conv2d(channels, 16, 5, stride=args.first_stride)),
+            layer_init(nn.Conv2d(channels, 16, 5, stride=args.first_stride)),  # 48x48 -> 22x22
             nn.ReLU(),
             layer_init(nn.Conv2d(16, 32, 3, stride=2)),  # -> 10x10
             nn.ReLU(),

@@ -11,6 +11,7 @@ regions with the rest. The records read here:
   transcribed from the pages as first published (their bench output was not kept);
 - docs/scene_mad.json: the renderer's test scenes against Gymnasium's frames (`cargo test
   --test render_vs_gymnasium -- --nocapture state_frames` prints it);
+- docs/training_levers.json (`bench/profile_update.py --levers --json`): the learner's levers;
 - docs/benchmarks.json, docs/parity_summary.json, docs/training_variants.json: single figures.
 """
 
@@ -33,6 +34,7 @@ BENCH = DOCS / "benchmarks.json"
 PARITY = DOCS / "parity_summary.json"
 TRAINING_VARIANTS = DOCS / "training_variants.json"
 SCENE_MAD = DOCS / "scene_mad.json"
+TRAINING_LEVERS = DOCS / "training_levers.json"
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -251,6 +253,22 @@ def scene_mad(d: dict[str, Any]) -> str:
     return f"{max(mads):.2f} (0–255 scale) on {len(mads)} test scenes"
 
 
+def training_levers(d: dict[str, Any]) -> str:
+    """Each lever's update and acting seconds and the learner's rate beside the recipe's."""
+    trials = len(next(iter(d["trials"].values())))
+    lines = [
+        f"| the learner (median of {trials} trials) | one update | acting | decisions/s "
+        "| ÷ the recipe |",
+        "|---|---|---|---|---|",
+    ]
+    for name, m in d["medians"].items():
+        lines.append(
+            f"| {name} | {m['update_s']:.2f} s | {m['acting_s']:.2f} s "
+            f"| {m['decisions_per_s']:,.0f} | {m['over_recipe']:.2f}× |"
+        )
+    return "\n".join(lines)
+
+
 def _record(f: Callable[[dict[str, Any]], str], path: Path) -> Callable[[], str]:
     """`f` applied to the JSON document at `path`, read when the figure is made."""
     return lambda: f(json.loads(path.read_text()))
@@ -271,4 +289,5 @@ FIGURES: dict[str, Callable[[], str]] = {
     "parity-episodes": _record(parity_episodes, PARITY),
     "recipe7-decisions": _record(recipe7_decisions, TRAINING_VARIANTS),
     "scene-mad": _record(scene_mad, SCENE_MAD),
+    "training-levers": _record(training_levers, TRAINING_LEVERS),
 }

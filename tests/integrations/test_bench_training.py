@@ -169,3 +169,19 @@ def test_anchor_batches_bootstrap_as_the_collector(bench, anchors):
     # Row 0: game 0 terminated, game 1 truncated (the chain is cut for both); game 2 goes on.
     first = 10.0 - 1.0, 20.0 + 0.5 * 7.0 - 2.0, 30.0 + 0.5 * 6.0 - 3.0 + 0.25 * after[2]
     np.testing.assert_allclose(advantages[0], first)
+
+
+def test_every_lever_changes_a_real_option_and_times_both_phases(bench):
+    """profile_update's levers name train.py's options (a renamed option would otherwise be
+    timed as the recipe), and each lever's network is built and timed with its change."""
+    profile = load("profile_update")
+    for changes in profile.LEVERS.values():
+        for option in changes:
+            assert option == "bf16" or hasattr(bench.RECIPE, option), option
+    batch = profile.Batch(256)
+    update, acting = profile.time_lever({"downsample": 3, "bf16": True}, batch)
+    assert update > 0 and acting > 0
+    with pytest.raises(RuntimeError, match="shape|size"):
+        # A stride that leaves the last convolution nothing to read fails when the network is
+        # built: the change did reach BetaAgent.
+        profile.time_lever({"downsample": 4, "first_stride": 5}, batch)
