@@ -22,6 +22,7 @@ inside its forward passes, so its preprocessing is counted there.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -70,56 +71,55 @@ class Batch:
         return self.arrays
 
 
-def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[str, float]:
-    """One update's phases and one batch's acting forward passes, in seconds."""
-    args = argparse.Namespace(**{**vars(bench_training.RECIPE), "target_kl": None})
-    torch.manual_seed(0)
-    torch.set_num_threads(args.torch_threads)
-    agent = agent_class(args)
-    optimizer = train.make_optimizer(agent, 1e-6)
-    rng = np.random.default_rng(0)
-    ppo_update(agent, optimizer, batch, args, rng)  # warm-up
-    clock = PhaseClock()
-    ppo_update(agent, optimizer, batch, args, rng, clock=clock)
-    seconds = dict(clock.seconds)
-    frames = torch.from_numpy(batch.arrays["obs"][: args.n_games])
-    start = time.perf_counter()
-    with torch.no_grad():
-        for _ in range(args.collect_size // args.n_games):
-            agent(frames)
-    seconds[ACTING] = time.perf_counter() - start
-    return seconds
-
-
-def time_lever(changes: dict[str, object], batch: Batch) -> tuple[float, float]:
-    """Seconds of one update (after a warm-up update) and of the 128 forward passes that act
-    for it, with the recipe's options changed by `changes`."""
-    bf16 = bool(changes.get("bf16"))
-    options = {k: v for k, v in changes.items() if k != "bf16"}
+def fresh_learner(agent_class: type[train.BetaAgent], options: dict[str, object]):
+    """The recipe's args with `options` changed (no early stop), a seeded network of
+    `agent_class`, its optimizer and the minibatch order's generator."""
     args = argparse.Namespace(**{**vars(bench_training.RECIPE), "target_kl": None, **options})
     torch.manual_seed(0)
     torch.set_num_threads(args.torch_threads)
-    agent = train.BetaAgent(args)
-    optimizer = train.make_optimizer(agent, 1e-6)
-    rng = np.random.default_rng(0)
+    agent = agent_class(args)
+    return args, agent, train.make_optimizer(agent, 1e-6), np.random.default_rng(0)
 
-    def autocast():
-        return torch.autocast("cpu", dtype=torch.bfloat16, enabled=bf16)
 
-    def heads(x: torch.Tensor):
-        with autocast():
-            return tuple(t.float() for t in agent.heads(x))
-
-    ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
-    start = time.perf_counter()
-    ppo_update(agent, optimizer, batch, args, rng, heads)
-    update = time.perf_counter() - start
+def acting_seconds(agent, batch: Batch, args, autocast=contextlib.nullcontext) -> float:
+    """The forward passes of 16 frames that collect a batch of the recipe's size."""
     frames = torch.from_numpy(batch.arrays["obs"][: args.n_games])
     start = time.perf_counter()
     with torch.no_grad(), autocast():
         for _ in range(args.collect_size // args.n_games):
             agent(frames)
-    return update, time.perf_counter() - start
+    return time.perf_counter() - start
+
+
+def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[str, float]:
+    """One update's phases and one batch's acting forward passes, in seconds."""
+    args, agent, optimizer, rng = fresh_learner(agent_class, {})
+    ppo_update(agent, optimizer, batch, args, rng)  # warm-up
+    clock = PhaseClock()
+    ppo_update(agent, optimizer, batch, args, rng, clock=clock)
+    return {**clock.seconds, ACTING: acting_seconds(agent, batch, args)}
+
+
+def time_lever(changes: dict[str, object], batch: Batch) -> tuple[float, float]:
+    """Seconds of one update (after a warm-up update) and of the 128 forward passes that act
+    for it, with the recipe's options changed by `changes`."""
+    options = {k: v for k, v in changes.items() if k != "bf16"}
+    args, agent, optimizer, rng = fresh_learner(train.BetaAgent, options)
+    autocast, heads = contextlib.nullcontext, None
+    if changes.get("bf16"):
+
+        def autocast():
+            return torch.autocast("cpu", dtype=torch.bfloat16)
+
+        def heads(x: torch.Tensor):
+            with autocast():
+                return tuple(t.float() for t in agent.heads(x))
+
+    ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
+    start = time.perf_counter()
+    ppo_update(agent, optimizer, batch, args, rng, heads)
+    update = time.perf_counter() - start
+    return update, acting_seconds(agent, batch, args, autocast)
 
 
 def profile_levers(trials: int, json_path: Path | None, info: dict) -> None:
