@@ -115,9 +115,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     net.add_argument(
         "--downsample", type=int, default=2, help="average-pooling factor inside the network"
     )
-    net.add_argument(
-        "--first-stride", type=int, default=2, help="stride of the first convolution (5x5)"
-    )
+    net.add_argument("--first-stride", type=int, default=2, help="the first convolution's stride")
     net.add_argument("--hidden", type=int, default=256, help="units of the shared dense layer")
     net.add_argument(
         "--init-alpha",
@@ -252,6 +250,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     for name in ("init_alpha", "init_beta"):
         if min(getattr(args, name)) <= 1.0:
             p.error(f"--{name.replace('_', '-')}: each must exceed 1 (alpha, beta = 1 + softplus)")
+    try:  # the network itself says whether its last convolution still has pixels to read
+        BetaAgent(args)
+    except RuntimeError:
+        p.error(f"--downsample {args.downsample} --first-stride {args.first_stride}: no pixels")
     return args
 
 
@@ -290,8 +292,7 @@ class BetaAgent(nn.Module):
         self.grayscale = args.grayscale
         channels = args.stack_num * (1 if args.grayscale else 3)
         self.pool = nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity()
-        # Sizes at the defaults (--downsample 2, --first-stride 2).
-        self.trunk = nn.Sequential(
+        self.trunk = nn.Sequential(  # sizes at the defaults (--downsample 2, --first-stride 2)
             layer_init(nn.Conv2d(channels, 16, 5, stride=args.first_stride)),  # 48x48 -> 22x22
             nn.ReLU(),
             layer_init(nn.Conv2d(16, 32, 3, stride=2)),  # -> 10x10

@@ -423,3 +423,13 @@ def test_batches_without_overlap_are_collected_when_asked_for():
         assert batch.telemetry["policy_lag"] == 0.0
         assert batch.telemetry["wait_seconds"] >= batch.telemetry["collect_seconds"]
     stream.close()
+
+
+def test_a_network_with_no_pixels_left_is_refused_by_the_parser():
+    """--downsample and --first-stride that leave the last convolution nothing to read get a
+    usage error naming both, not a convolution's RuntimeError at the start of training."""
+    train = load("train")
+    with pytest.raises(SystemExit) as exit_info:
+        train.parse_args(["--downsample", "4", "--first-stride", "5"])
+    assert exit_info.value.code == 2
+    assert train.parse_args(["--downsample", "3", "--first-stride", "3"]).first_stride == 3
