@@ -387,6 +387,42 @@ def training_laps(v: dict[str, Any]) -> str:
     return table(head, rows)
 
 
+#: Track lengths (tiles) that split the validation seeds into the track-length table's rows.
+TRACK_BINS = (280, 310, 340)
+
+
+def training_track_length(v: dict[str, Any]) -> str:
+    """Every validated run's returns by the validation track's length: per band of tiles, the
+    median over runs of the band's mean return (mean and sampled actions), and the episodes
+    below 800."""
+    tiles = v["validation_track_tiles"]["tiles"]
+    runs = v["variants"]
+    edges = [min(tiles), *TRACK_BINS, max(tiles) + 1]
+    head = [
+        "track length", "validation seeds", "mean actions, median over runs",
+        "sampled, median over runs", "episodes below 800, mean actions / sampled",
+    ]  # fmt: skip
+    rows = []
+    for low, high in zip(edges, edges[1:]):
+        band = [i for i, n in enumerate(tiles) if low <= n < high]
+        if not band:
+            continue
+        cells = []
+        for key in ("mean_actions", "sampled"):
+            means = sorted(sum(r[key]["returns"][i] for i in band) / len(band) for r in runs)
+            cells.append(f"{means[len(means) // 2]:.1f}")
+        low_counts = [
+            sum(r[key]["returns"][i] < 800 for r in runs for i in band)
+            for key in ("mean_actions", "sampled")
+        ]
+        lengths = [tiles[i] for i in band]
+        rows.append([
+            f"{min(lengths)}–{max(lengths)} tiles", str(len(band)), *cells,
+            f"{low_counts[0]} / {low_counts[1]} of {len(band) * len(runs)}",
+        ])  # fmt: skip
+    return table(head, rows)
+
+
 def selection_score(snapshot: dict[str, Any]) -> float:
     """A snapshot's selection score; runs before `--select-by` scored the mean action only."""
     return float(snapshot.get("score", snapshot["mean"]))
@@ -515,6 +551,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
     "training-variants": _records(training_variants_table, TRAINING_VARIANTS),
     "training-laps": _records(training_laps, TRAINING_VARIANTS),
+    "training-track-length": _records(training_track_length, TRAINING_VARIANTS),
     "training-selection": _records(training_selection, TRAINING_VARIANTS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
     "training-limit": _records(training_limit, TRAINING_BENCH),

@@ -1,12 +1,14 @@
 """How a policy checkpoint drives its laps: per seed, the return, the simulation steps used, the
-share of tiles visited, whether the lap ended before the time limit, and the mean gas and brake
-of its mean actions.
+track's tiles and the share of them visited, whether the lap ended before the time limit, and the
+mean gas and brake of its mean actions.
 
     .venv-train/bin/python tools/lap_stats.py CHECKPOINT [--env reinfors] [--seeds 2000-2049]
 
 A return short of 900 comes from a lap that did not end inside CarRacing's 1,000 steps (too
-slow, or tiles skipped) or from tiles skipped on a lap that did; these columns tell which. Use
-validation seeds, never a test block.
+slow, or tiles skipped) or from tiles skipped on a lap that did; these columns tell which. The
+summary's pace (steps per tile on the laps that ended) says how long a track the policy can
+finish: CarRacing's tracks differ in length, and a lap of more tiles than 1,000 steps allow at
+that pace cannot end. Use validation seeds, never a test block.
 """
 
 from __future__ import annotations
@@ -55,7 +57,8 @@ def lap(job: tuple[str, str, int]) -> dict[str, Any]:
             lap_finished = bool(info.get("lap_finished", False))
             total += float(reward)
         track = env.unwrapped
-        tiles = int(track.tile_visited_count) / len(track.track)
+        track_tiles = len(track.track)
+        tiles = int(track.tile_visited_count) / track_tiles
         # The simulation clock, not decisions x frame_skip: the last decision stops early
         # when the episode ends inside it. The clock also counts the step `reset` takes.
         steps = round(float(track.t) * SIMULATION_FPS) - 1
@@ -66,6 +69,7 @@ def lap(job: tuple[str, str, int]) -> dict[str, Any]:
         "seed": seed,
         "return": total,
         "steps": steps,
+        "track_tiles": track_tiles,
         "tiles": tiles,
         "lap_ended": lap_finished,
         "gas": float(taken[:, 1].mean()),
@@ -89,15 +93,22 @@ def main(argv: list[str] | None = None) -> int:
     jobs = [(args.env, args.checkpoint, s) for s in evaluate.parse_seeds(args.seeds)]
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
         rows = list(pool.map(lap, jobs))
-    print("seed    return  steps  tiles  lap ended   gas  brake")
+    print("seed    return  steps  track  tiles  lap ended   gas  brake")
     for r in rows:
-        print(f"{r['seed']:>4} {r['return']:9.1f} {r['steps']:6d} {r['tiles']:6.3f} "
+        print(f"{r['seed']:>4} {r['return']:9.1f} {r['steps']:6d} {r['track_tiles']:6d} "
+              f"{r['tiles']:6.3f} "
               f"{str(r['lap_ended']):>10} {r['gas']:5.2f} {r['brake']:6.3f}")  # fmt: skip
     ended = [r for r in rows if r["lap_ended"]]
     steps_to_end = np.mean([r["steps"] for r in ended]) if ended else float("nan")
+    pace = (
+        sum(r["steps"] for r in ended) / sum(r["track_tiles"] for r in ended)
+        if ended
+        else float("nan")
+    )
     print(
         f"{len(rows)} laps: mean return {np.mean([r['return'] for r in rows]):.1f}; "
-        f"{len(ended)} ended inside the time limit, in {steps_to_end:.0f} steps on average; "
+        f"{len(ended)} ended inside the time limit, in {steps_to_end:.0f} steps on average "
+        f"({pace:.2f} steps per tile); "
         f"mean gas {np.mean([r['gas'] for r in rows]):.3f}, "
         f"brake {np.mean([r['brake'] for r in rows]):.3f}"
     )

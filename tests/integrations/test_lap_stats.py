@@ -50,6 +50,7 @@ def test_a_lap_that_leaves_the_road_does_not_end(tmp_path, which):
     try:
         env.reset(seed=5)
         n_tiles = len(env.unwrapped.track)
+        assert row["track_tiles"] == n_tiles
         policy, _, distribution = lap_stats.evaluate.load_policy(str(checkpoint))
         expected = lap_stats.evaluate.run_episode(env, policy, 5, False, 0, distribution)
     finally:
@@ -77,10 +78,16 @@ def test_the_command_prints_a_row_per_seed_and_a_summary():
         capture_output=True, text=True, timeout=600, check=True, cwd=ROOT,
     )  # fmt: skip
     lines = run.stdout.strip().splitlines()
-    assert lines[0].split() == ["seed", "return", "steps", "tiles", "lap", "ended", "gas", "brake"]
+    header = ["seed", "return", "steps", "track", "tiles", "lap", "ended", "gas", "brake"]
+    assert lines[0].split() == header
     assert [line.split()[0] for line in lines[1:3]] == ["2000", "2001"]
     assert lines[3].startswith("2 laps: mean return")
     laps = json.loads(lines[-1])["laps"]
+    # The track column is the track's length in tiles, the pace the ended laps' steps per tile.
+    assert [int(line.split()[3]) for line in lines[1:3]] == [r["track_tiles"] for r in laps]
+    ended = [r for r in laps if r["lap_ended"]]
+    pace = sum(r["steps"] for r in ended) / sum(r["track_tiles"] for r in ended)
+    assert f"({pace:.2f} steps per tile)" in lines[3]
     assert [r["seed"] for r in laps] == [2000, 2001]
     assert np.mean([r["return"] for r in laps]) == pytest.approx(
         float(lines[3].split()[4].rstrip(";")), abs=0.05
