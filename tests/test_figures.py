@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tools"))  # gen_figures imports its sibling figures_records
+sys.path.insert(0, str(ROOT / "tools"))  # gen_figures imports its siblings (figures_records, ...)
 _spec = importlib.util.spec_from_file_location("gen_figures", ROOT / "tools" / "gen_figures.py")
 assert _spec and _spec.loader
 gen_figures = importlib.util.module_from_spec(_spec)

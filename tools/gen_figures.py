@@ -7,10 +7,11 @@ A generated region is the text between `<!-- gen:NAME -->` and `<!-- /gen -->` (
 several lines). Its content is `FIGURES[NAME]`, computed from docs/benchmarks.json (the latest
 `reinfors-gym bench --out docs` run), docs/parity_summary.json (written by
 tools/gen_parity_doc.py after `make parity`), docs/policy_loop_profile.json, or the training
-records (docs/training_runs.json from tools/gen_training_runs.py, docs/training_variants.json), or
+records (docs/training_runs.json from tools/gen_training_runs.py), or
 docs/async_loops.json (`reinfors-gym bench --loops --out docs`), docs/training_profile.json,
 docs/training_bench.json, and the records tools/figures_records.py reads (its docstring lists
-them: the soak runs, the integrations' speed tables). tools/gen_bench_doc.py and tools/gen_parity_doc.py
+them: the soak runs, the integrations' speed tables); tools/figures_variants.py writes the
+tables of docs/training_variants.json. tools/gen_bench_doc.py and tools/gen_parity_doc.py
 call this after writing their pages; tests/test_figures.py checks that every region matches and
 that no figure is copied by hand outside one.
 """
@@ -27,6 +28,8 @@ from pathlib import Path
 from typing import Any
 
 import figures_records
+import figures_variants
+from markdown_table import table
 
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "docs" / "benchmarks.json"
@@ -34,7 +37,6 @@ PARITY = ROOT / "docs" / "parity_summary.json"
 PROFILE = ROOT / "docs" / "policy_loop_profile.json"
 LOOPS = ROOT / "docs" / "async_loops.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
-TRAINING_VARIANTS = ROOT / "docs" / "training_variants.json"
 TRAINING_PROFILE = ROOT / "docs" / "training_profile.json"
 TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
 #: The pages that quote figures; benchmarks.md and parity.md are generated whole.
@@ -77,13 +79,6 @@ def para(text: str) -> str:
     return textwrap.fill(
         " ".join(text.split()), 100, break_long_words=False, break_on_hyphens=False
     )
-
-
-def table(head: list[str], rows: list[list[str]]) -> str:
-    """A Markdown table: the header cells, their rule, then a row of cells per list."""
-    lines = ["| " + " | ".join(cells) + " |" for cells in [head, *rows]]
-    lines.insert(1, "|" + "---|" * len(head))
-    return "\n".join(lines)
 
 
 def x(value: float, fmt: str = "{:.2g}") -> str:
@@ -345,127 +340,6 @@ def training_telemetry(t: dict[str, Any]) -> str:
     return table(head, rows)
 
 
-def training_variants_table(v: dict[str, Any]) -> str:
-    head = [
-        "variant", "training", "decisions", "validation, mean actions", "episodes ≥ 900",
-        "validation, sampled",
-    ]  # fmt: skip
-    rows = []
-    for r in v["variants"]:
-        name = f"**{r['variant']}** (chosen)" if r["variant"] == v["chosen"] else r["variant"]
-        mean, sampled = r["mean_actions"], r["sampled"]
-        rows.append([
-            name, f"seed {r['training_seed']}, {r['wall_clock_s'] / 60:.1f} min",
-            f"{r['decisions']:,}", f"{mean['mean']:.1f}",
-            f"{mean['solved_episodes']} of {len(mean['returns'])}", f"{sampled['mean']:.1f}",
-        ])  # fmt: skip
-    return table(head, rows)
-
-
-def variants_with(v: dict[str, Any], field: str) -> list[tuple[dict[str, Any], Any]]:
-    """The validated variants that recorded `field`, each with its value."""
-    return [(r, r[field]) for r in v["variants"] if r.get(field)]
-
-
-def training_laps(v: dict[str, Any]) -> str:
-    """How the validated policies drive (tools/lap_stats.py, mean actions, on ours): the laps
-    ended inside the time limit, their steps, and the mean gas and brake."""
-    head = [
-        "variant", "training seed", "validation, mean actions", "laps ended in time",
-        "steps per ended lap", "mean gas", "mean brake",
-    ]  # fmt: skip
-    rows = []
-    for r, laps in variants_with(v, "laps"):
-        ended = [lap for lap in laps if lap["lap_ended"]]
-        steps = sum(lap["steps"] for lap in ended) / len(ended) if ended else float("nan")
-        gas = sum(lap["gas"] for lap in laps) / len(laps)
-        brake = sum(lap["brake"] for lap in laps) / len(laps)
-        rows.append([
-            r["variant"], str(r["training_seed"]), f"{r['mean_actions']['mean']:.1f}",
-            f"{len(ended)} of {len(laps)}", f"{steps:.0f}", f"{gas:.2f}", f"{brake:.3f}",
-        ])  # fmt: skip
-    return table(head, rows)
-
-
-#: Track lengths (tiles) that split the validation seeds into the track-length table's rows.
-TRACK_BINS = (280, 310, 340)
-
-
-def training_track_length(v: dict[str, Any]) -> str:
-    """Every validated run's returns by the validation track's length: per band of tiles, the
-    median over runs of the band's mean return (mean and sampled actions), and the episodes
-    below 800."""
-    tiles = v["validation_track_tiles"]["tiles"]
-    runs = v["variants"]
-    edges = [min(tiles), *TRACK_BINS, max(tiles) + 1]
-    head = [
-        "track length", "validation seeds", "mean actions, median over runs",
-        "sampled, median over runs", "episodes below 800, mean actions / sampled",
-    ]  # fmt: skip
-    rows = []
-    for low, high in zip(edges, edges[1:]):
-        band = [i for i, n in enumerate(tiles) if low <= n < high]
-        if not band:
-            continue
-        cells = []
-        for key in ("mean_actions", "sampled"):
-            means = sorted(sum(r[key]["returns"][i] for i in band) / len(band) for r in runs)
-            cells.append(f"{means[len(means) // 2]:.1f}")
-        low_counts = [
-            sum(r[key]["returns"][i] < 800 for r in runs for i in band)
-            for key in ("mean_actions", "sampled")
-        ]
-        lengths = [tiles[i] for i in band]
-        rows.append([
-            f"{min(lengths)}–{max(lengths)} tiles", str(len(band)), *cells,
-            f"{low_counts[0]} / {low_counts[1]} of {len(band) * len(runs)}",
-        ])  # fmt: skip
-    return table(head, rows)
-
-
-def selection_score(snapshot: dict[str, Any]) -> float:
-    """A snapshot's selection score; runs before `--select-by` scored the mean action only."""
-    return float(snapshot.get("score", snapshot["mean"]))
-
-
-def training_selection(v: dict[str, Any]) -> str:
-    """Snapshot selection in the validated runs that used it: which snapshot each exported, its
-    score and the last update's on the selection seeds (the mean-action mean, or its average
-    with the sampled mean where the run scored both), and both policies on validation."""
-    head = [
-        "variant", "training seed", "snapshots scored", "exported: after update",
-        "selection score, exported / last", "validation, exported / last",
-        "episodes ≥ 900, exported / last", "validation sampled, exported / last",
-    ]  # fmt: skip
-    rows = []
-    for r, selection in variants_with(v, "selection"):
-        snapshots, exported = selection["snapshots"], selection["exported"]
-        last = snapshots[-1]
-        mean = r["mean_actions"]
-        # A run whose last update is its best exports that one: validation is then the same.
-        same = last == exported
-        last_validation = r.get("last_update_mean_actions", mean if same else None)
-        sampled = r["sampled"]["mean"]
-        last_sampled = r.get("last_update_sampled", r["sampled"] if same else None)
-        sampled_cell = f"{sampled:.1f} / " + (
-            f"{last_sampled['mean']:.1f}" if last_sampled else "not scored"
-        )
-        n = len(mean["returns"])
-        validation_cell, solved_cell = (
-            (f"{last_validation['mean']:.1f}", f"{last_validation['solved_episodes']} of {n}")
-            if last_validation
-            else ("not scored", "not scored")
-        )
-        rows.append([
-            r["variant"], str(r["training_seed"]), str(len(snapshots)),
-            f"{exported['update']} of {last['update']}",
-            f"{selection_score(exported):.1f} / {selection_score(last):.1f}",
-            f"{mean['mean']:.1f} / {validation_cell}",
-            f"{mean['solved_episodes']} of {n} / {solved_cell}", sampled_cell,
-        ])  # fmt: skip
-    return table(head, rows)
-
-
 def training_anchors(bench: dict[str, Any], t: dict[str, Any]) -> str:
     """The recipe's decisions/s on each loop, and the wall-clock each would need for the
     median training run's decisions."""
@@ -549,15 +423,12 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-headline": _records(training_headline, TRAINING_RUNS),
     "training-runs": _records(training_runs_table, TRAINING_RUNS),
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
-    "training-variants": _records(training_variants_table, TRAINING_VARIANTS),
-    "training-laps": _records(training_laps, TRAINING_VARIANTS),
-    "training-track-length": _records(training_track_length, TRAINING_VARIANTS),
-    "training-selection": _records(training_selection, TRAINING_VARIANTS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, TRAINING_RUNS),
     "training-limit": _records(training_limit, TRAINING_BENCH),
     "training-profile": _records(training_profile, TRAINING_PROFILE),
 }
 FIGURES.update(figures_records.FIGURES)
+FIGURES.update(figures_variants.FIGURES)
 
 
 def render(text: str, figures: dict[str, str]) -> str:
