@@ -1,5 +1,6 @@
 """What a training run shows and writes while it runs: the progress bar, `scalars.csv` and
-TensorBoard's event files, one row of scalars per update in each.
+TensorBoard's event files, one row of scalars per update in each; and the machine and versions
+its `run.json` names.
 
 The progress bar counts whatever ends the run: minutes under a time budget, decisions
 otherwise, with the decisions, the recent score and the rate in its postfix. TensorBoard's files
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+import platform
 from pathlib import Path
 from typing import Any
 
@@ -93,3 +95,30 @@ class ScalarLog:
         self.csv_file.close()
         if self.board is not None:
             self.board.close()
+
+
+def cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def versions() -> dict[str, str]:
+    import gymnasium
+    import numpy as np
+    import torch
+
+    import reinfors_gym as rf
+
+    return {
+        "torch": torch.__version__,
+        "gymnasium": gymnasium.__version__,
+        "numpy": np.__version__,
+        "reinfors_gym": getattr(rf, "__version__", "unknown"),
+        "python": platform.python_version(),
+    }

@@ -35,7 +35,6 @@ import copy
 import json
 import math
 import os
-import platform
 import sys
 import threading
 import time
@@ -54,6 +53,7 @@ try:
     import torch.nn as nn
     import torch.nn.functional as F
     from torch.distributions import Beta
+    from torch.optim.swa_utils import AveragedModel, get_ema_multi_avg_fn
 except ImportError:
     sys.exit("train.py needs PyTorch: pip install torch (see the Makefile's TORCH_PIP_ARGS)")
 
@@ -198,6 +198,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="fraction of the run (time or decisions) after which snapshots are scored",
     )
     sel.add_argument(
+        "--average-weights",
+        type=float,
+        default=0.0,
+        help="decay of a moving average of the weights (torch's AveragedModel), updated after "
+        "every update; snapshots and the export are the average's. 0: the weights themselves",
+    )
+    sel.add_argument(
         "--select-snapshots",
         type=int,
         default=12,
@@ -238,6 +245,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     if not 0.0 <= args.select_from <= 1.0:
         p.error("--select-from must be within [0, 1]")
+    if not 0.0 <= args.average_weights < 1.0:
+        p.error("--average-weights must be within [0, 1)")
     try:
         if args.select_seeds:
             evaluate.parse_seeds(args.select_seeds)
@@ -338,29 +347,6 @@ class BetaAgent(nn.Module):
 def make_optimizer(agent: nn.Module, lr: float) -> torch.optim.Optimizer:
     """The recipe's Adam: fused, one kernel per step instead of one per tensor operation."""
     return torch.optim.Adam(agent.parameters(), lr=lr, eps=1e-5, fused=True)
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def versions() -> dict[str, str]:
-    import gymnasium
-
-    return {
-        "torch": torch.__version__,
-        "gymnasium": gymnasium.__version__,
-        "numpy": np.__version__,
-        "reinfors_gym": getattr(rf, "__version__", "unknown"),
-        "python": platform.python_version(),
-    }
 
 
 # run.json's evaluation runs: (name, env, sampled actions).
@@ -533,13 +519,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         for k in range(args.select_snapshots)
     ]
 
+    # An exponential moving average of the weights, after each update; the policy it scores and
+    # exports smooths the update-to-update swings of the weights themselves.
+    average = (
+        AveragedModel(learner, multi_avg_fn=get_ema_multi_avg_fn(args.average_weights))
+        if args.average_weights > 0
+        else None
+    )
+
     def score_snapshot(update: int, done: float) -> None:
+        if average is not None and update > 0:
+            average.update_parameters(learner)
         if selector is None or not marks or done < marks[0]:
             return
         while marks and done >= marks[0]:
             marks.pop(0)
+        scored = learner if average is None else average.module
         score = selector.score(
-            learner, update=update, decisions=update * args.collect_size, progress=done
+            scored, update=update, decisions=update * args.collect_size, progress=done
         )
         print(f"snapshot after {update} updates: {score:.1f} on the selection seeds", flush=True)
 
@@ -547,6 +544,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         engine, infer, learner, actor, actor_lock, optimizer, args, n_updates,
         before_update=score_snapshot, progress=progress, budget_minutes=args.max_minutes,
     )  # fmt: skip
+    if average is not None:  # from here on the learner is the average: scored, exported
+        average.update_parameters(learner)
+        learner.load_state_dict(average.module.state_dict())
     selection: dict[str, Any] | None = None
     if selector is not None:
         selector.score(learner, update=len(rows), decisions=decisions, progress=1.0)
@@ -583,8 +583,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "updates": len(rows),
         "selection": selection,
         **evaluate_policy(policy_path, args),
-        "versions": versions(),
-        "cpu_model": cpu_model(),
+        "versions": run_log.versions(),
+        "cpu_model": run_log.cpu_model(),
         "cpu_count": os.cpu_count(),
         "device": str(device)
         + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else ""),

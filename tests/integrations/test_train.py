@@ -433,3 +433,42 @@ def test_a_network_with_no_pixels_left_is_refused_by_the_parser():
         train.parse_args(["--downsample", "4", "--first-stride", "5"])
     assert exit_info.value.code == 2
     assert train.parse_args(["--downsample", "3", "--first-stride", "3"]).first_stride == 3
+
+
+def exported_weights(path: Path) -> dict[str, torch.Tensor]:
+    return dict(torch.export.load(str(path)).state_dict)
+
+
+def test_average_weights_exports_the_moving_average(tmp_path):
+    """--average-weights D exports the exponential moving average of the weights after each
+    update, not the last update's: with D near 1 the average stays at the first update's
+    weights, which a one-update run of the same seed exports; the last of three updates differs."""
+
+    def train_run(name: str, decisions: int, *extra: str) -> dict[str, torch.Tensor]:
+        out = tmp_path / name
+        run = subprocess.run(
+            [sys.executable, str(EXAMPLES / "train.py"), "--seed", "5", "--out", str(out),
+             "--total-decisions", str(decisions), "--max-minutes", "0", "--n-games", "4",
+             "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64",
+             "--no-overlap", "--select-seeds", "", "--eval-seeds", "", *extra],
+            cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+        assert run.returncode == 0, run.stdout + run.stderr
+        return exported_weights(out / "policy.pt2")
+
+    first = train_run("one-update", 128)
+    last = train_run("three-updates", 384)
+    averaged = train_run("averaged", 384, "--average-weights", "0.999999")
+    assert first.keys() == last.keys() == averaged.keys()
+    moved = max((first[k] - last[k]).abs().max().item() for k in first)
+    assert moved > 1e-4, "three updates should move the weights"
+    for name in first:
+        torch.testing.assert_close(averaged[name], first[name], rtol=0, atol=1e-5)
+
+
+def test_average_weights_is_checked():
+    train = load("train")
+    for bad in ("1", "-0.1"):
+        with pytest.raises(SystemExit):
+            train.parse_args(["--average-weights", bad])
+    assert train.parse_args(["--average-weights", "0.95"]).average_weights == 0.95
