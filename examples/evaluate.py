@@ -162,6 +162,15 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def seed_text(seeds: list[int]) -> str:
+    """The inverse of `parse_seeds`: `A-B` for a block of consecutive seeds, else the seeds
+    (the first few)."""
+    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
+        return f"{seeds[0]}-{seeds[-1]}"
+    shown = ", ".join(map(str, seeds[:5]))
+    return shown + (f", ... ({len(seeds)} seeds)" if len(seeds) > 5 else "")
+
+
 @torch.no_grad()
 def run_episode(
     env: gym.Env,

@@ -14,18 +14,14 @@ inside the network), so the exported file runs on Gymnasium's own `CarRacing-v3`
 through `examples/evaluate.py`.
 
 Training stops at `--total-decisions` or after `--max-minutes`, whichever comes first (the learning
-rate anneals to 0 over whichever is nearer). Over the run's second half it scores snapshots of the
-policy on selection seeds of ours (`--select-seeds`), with mean and with sampled actions
-(`--select-by`), and it exports the best of them and the last update (`snapshot_selection.py`; the
-last update goes to `policy_last.pt2` when it is not the best). It writes into `--out`: `policy.pt2`
-(evaluate.py's format), `scalars.csv` (one row per update), `curve.png` (with matplotlib) and
-`run.json`: the seed, `wall_clock_s` from the start to the export, the decisions and simulation
-steps trained, the evaluation's mean returns on `--eval-seeds` (Gymnasium's env with mean actions
-and with sampled actions, ours with mean actions, each with every seed's return), the versions of
-torch, gymnasium and numpy, the CPU model and the device. Uses a CUDA device when one is present
-(`--device auto`). Every option's default is the recipe (`--help` shows them). `--evaluate-only`
-trains nothing: it evaluates the finished run in `--out` on `--eval-seeds` and rewrites the
-evaluation fields of its `run.json`.
+rate anneals to 0 over whichever is nearer). Over the run's second half it scores snapshots on
+selection seeds of ours (`--select-seeds`, `--select-by`) and exports the best
+(`snapshot_selection.py`; the last update goes to `policy_last.pt2` when it is not the best). It
+writes into `--out`: `policy.pt2` (evaluate.py's format), `scalars.csv` (a row per update),
+`curve.png` and `run.json` (the seed, `wall_clock_s` to the export, the decisions, the evaluation's
+returns on `--eval-seeds` on both envs, versions, CPU and device). Every option's default is the
+recipe (`--help`). `--evaluate-only` evaluates the finished run in `--out` and rewrites `run.json`'s
+evaluation fields.
 """
 
 from __future__ import annotations
@@ -151,6 +147,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="cut a training episode after this many simulation steps without a new tile (a "
         "truncation; rf.learners.Ppo(cut_without_progress=...)); 0 never cuts",
     )
+    reward.add_argument(
+        "--cut-is-terminal",
+        action="store_true",
+        help="end that cut as a termination (no bootstrap: a stall is worth what it earned)",
+    )
     ppo = p.add_argument_group("PPO")
     add_ppo_arguments(ppo)
     ppo.add_argument(
@@ -254,6 +255,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--select-seeds: {error}")
     if args.select_snapshots < 0:
         p.error("--select-snapshots must be at least 0")
+    if args.cut_is_terminal and not args.cut_without_progress:
+        p.error("--cut-is-terminal needs --cut-without-progress")
     if args.target_kl <= 0:
         args.target_kl = None  # ppo_update's "never stop early"
     for name in ("init_alpha", "init_beta"):
@@ -359,14 +362,6 @@ EVAL_RUNS = (
 TIME_LIMIT_STEPS = 1000
 
 
-def seed_text(seeds: list[int]) -> str:
-    """`A-B` for a block of consecutive seeds, else the seeds (the first few)."""
-    if len(seeds) > 1 and seeds == list(range(seeds[0], seeds[-1] + 1)):
-        return f"{seeds[0]}-{seeds[-1]}"
-    shown = ", ".join(map(str, seeds[:5]))
-    return shown + (f", ... ({len(seeds)} seeds)" if len(seeds) > 5 else "")
-
-
 def evaluation_estimate_s(policy_path: Path, seeds: list[int], args: argparse.Namespace) -> float:
     """An upper estimate of the evaluation's seconds: every episode as long as the time limit
     allows, at the seconds per decision measured here on each env (25 decisions, one process)."""
@@ -392,8 +387,8 @@ def evaluate_policy(policy_path: Path, args: argparse.Namespace) -> dict[str, An
     start = time.perf_counter()
     estimate_s = evaluation_estimate_s(policy_path, seeds, args)
     print(
-        f"evaluating on seeds {seed_text(seeds)}: Gymnasium's CarRacing-v3 with mean and with "
-        f"sampled actions, then ours with mean actions, {len(seeds)} episodes each on "
+        f"evaluating on seeds {evaluate.seed_text(seeds)}: Gymnasium's CarRacing-v3 with mean and "
+        f"with sampled actions, then ours with mean actions, {len(seeds)} episodes each on "
         f"{args.eval_workers} processes; at most ~{estimate_s / 60:.0f} min",
         flush=True,
     )
@@ -468,7 +463,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ),
         policy=rf.policies.Ppo(distribution="beta"),
         learner=rf.learners.Ppo(
-            gamma=args.gamma, lam=args.lam, cut_without_progress=args.cut_without_progress or None
+            gamma=args.gamma,
+            lam=args.lam,
+            cut_without_progress=args.cut_without_progress or None,
+            cut_is_terminal=args.cut_is_terminal,
         ),
         n_games=args.n_games,
         n_threads=args.n_threads,

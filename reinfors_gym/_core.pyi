@@ -213,6 +213,7 @@ class CollectorCore:
         reward: tuple[float, float, float, float, float],
         distribution: str = "normal",
         cut_without_progress: int | None = None,
+        cut_is_terminal: bool = False,
     ) -> CollectorCore: ...
     @property
     def num_threads(self) -> int: ...

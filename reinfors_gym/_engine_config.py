@@ -10,6 +10,8 @@ import numbers
 import warnings
 from dataclasses import dataclass
 
+import numpy as np
+
 from .errors import InvalidConfig
 from .spec import CarRacingSpec, check_int
 
@@ -140,6 +142,7 @@ class _PpoLearner:
     gamma: float = 0.99
     lam: float = 0.95
     cut_without_progress: int | None = None
+    cut_is_terminal: bool = False
 
     def __post_init__(self) -> None:
         for name in ("gamma", "lam"):
@@ -149,6 +152,11 @@ class _PpoLearner:
         if self.cut_without_progress is not None:
             steps = check_int("cut_without_progress", self.cut_without_progress, 1, 2**32 - 1)
             object.__setattr__(self, "cut_without_progress", steps)  # a NumPy int -> int
+        if not isinstance(self.cut_is_terminal, (bool, np.bool_)):
+            raise InvalidConfig(f"cut_is_terminal must be a bool, got {self.cut_is_terminal!r}")
+        if self.cut_is_terminal and self.cut_without_progress is None:
+            raise InvalidConfig("cut_is_terminal needs cut_without_progress (there is no cut)")
+        object.__setattr__(self, "cut_is_terminal", bool(self.cut_is_terminal))
 
 
 class learners:  # noqa: N801
@@ -156,7 +164,10 @@ class learners:  # noqa: N801
 
     @staticmethod
     def Ppo(  # noqa: N802
-        gamma: float = 0.99, lam: float = 0.95, cut_without_progress: int | None = None
+        gamma: float = 0.99,
+        lam: float = 0.95,
+        cut_without_progress: int | None = None,
+        cut_is_terminal: bool = False,
     ) -> _PpoLearner:
         """GAE(gamma, lambda) advantages and returns, computed in Rust.
 
@@ -164,5 +175,9 @@ class learners:  # noqa: N801
         episode is cut, as a truncation (GAE bootstraps from the value of its last frame), and
         the game restarts, so that a car stuck off the road does not fill the batch until the
         time limit. Gymnasium has no such rule: it shapes training episodes only (episode
-        returns and scores in the batch are those of the cut episodes). None never cuts."""
-        return _PpoLearner(float(gamma), float(lam), cut_without_progress)
+        returns and scores in the batch are those of the cut episodes). None never cuts.
+
+        `cut_is_terminal`: the cut ends the episode as a termination instead (no bootstrap), so
+        that a car stalled on the road is worth the rewards before the cut, not the value of
+        a frame that looks like the road ahead."""
+        return _PpoLearner(float(gamma), float(lam), cut_without_progress, cut_is_terminal)

@@ -133,6 +133,7 @@ class Engine:
             reward=self.reward.weights(),
             distribution=self.policy.distribution,
             cut_without_progress=self.learner.cut_without_progress,
+            cut_is_terminal=self.learner.cut_is_terminal,
         )
         # What the core uses: at most one thread per game and per available core.
         self.n_threads = self._core.num_threads

@@ -571,6 +571,38 @@ def test_cut_without_progress_truncates_a_stalled_episode_and_bootstraps_it():
     assert not plain.truncations.any() and len(plain.episode_lengths) == 0
 
 
+def test_a_terminal_cut_ends_the_stall_without_a_bootstrap():
+    """With `cut_is_terminal` the same stall ends as a termination: no final value, and the
+    advantages are those of an episode that ends there (what the stall is worth)."""
+    engine = rf.Engine(
+        game=rf.games.CarRacing(frame_skip=4),
+        learner=rf.learners.Ppo(cut_without_progress=40, cut_is_terminal=True),
+        n_games=2,
+        n_threads=2,
+        seed=0,
+    )
+    b = engine.collect(2 * 25, standing_infer)
+    assert b.terminations[9].all() and b.terminations[19].all()
+    assert b.terminations.sum() == 4 and not b.truncations.any()
+    assert np.array_equal(b.episode_lengths, [10, 10, 10, 10])
+    adv, ret = numpy_gae(b)
+    np.testing.assert_allclose(b.advantages, adv, rtol=1e-5, atol=1e-4)
+    # The last decision before the cut is worth its own reward only.
+    np.testing.assert_allclose(b.returns[9], b.rewards[9], rtol=1e-5)
+
+
+@pytest.mark.parametrize("bad", [1, "yes", None])
+def test_cut_is_terminal_refuses_what_is_not_a_bool(bad):
+    with pytest.raises(rf.InvalidConfig, match="cut_is_terminal"):
+        rf.learners.Ppo(cut_without_progress=40, cut_is_terminal=bad)
+
+
+def test_cut_is_terminal_needs_a_cut():
+    with pytest.raises(rf.InvalidConfig, match="needs cut_without_progress"):
+        rf.learners.Ppo(cut_is_terminal=True)
+    assert rf.learners.Ppo(cut_without_progress=40, cut_is_terminal=np.True_).cut_is_terminal
+
+
 @pytest.mark.parametrize("bad", [0, -5, 2.5, True, "40", 2**32])
 def test_cut_without_progress_refuses_what_is_not_a_positive_step_count(bad):
     with pytest.raises(rf.InvalidConfig, match="cut_without_progress"):

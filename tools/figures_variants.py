@@ -60,6 +60,29 @@ def training_laps(v: dict[str, Any]) -> str:
     return table(head, rows)
 
 
+def training_wide_validation(v: dict[str, Any]) -> str:
+    """The runs also scored on 200 more validation seeds of ours (2050-2249): the mean and the
+    episodes below 700, with mean and with sampled actions, beside the 50 seeds' means."""
+    head = [
+        "variant", "training seed", "the 50 seeds, mean / sampled", "the 200 seeds, mean actions",
+        "below 700", "the 200 seeds, sampled", "below 700",
+    ]  # fmt: skip
+    rows = []
+    for r, wide in variants_with(v, "validation_wide"):
+        cells = []
+        for key in ("mean_actions", "sampled"):
+            returns = wide[key]["returns"]
+            cells += [
+                f"{wide[key]['mean']:.1f}",
+                f"{sum(x < 700 for x in returns)} of {len(returns)}",
+            ]
+        rows.append([
+            r["variant"], str(r["training_seed"]),
+            f"{r['mean_actions']['mean']:.1f} / {r['sampled']['mean']:.1f}", *cells,
+        ])  # fmt: skip
+    return table(head, rows)
+
+
 #: Track lengths (tiles) that split the validation seeds into the track-length table's rows.
 TRACK_BINS = (280, 310, 340)
 
@@ -147,6 +170,7 @@ def _variants(f: Callable[[dict[str, Any]], str]) -> Callable[[], str]:
 FIGURES: dict[str, Callable[[], str]] = {
     "training-variants": _variants(training_variants_table),
     "training-laps": _variants(training_laps),
+    "training-wide-validation": _variants(training_wide_validation),
     "training-track-length": _variants(training_track_length),
     "training-selection": _variants(training_selection),
 }

@@ -38,6 +38,8 @@ pub struct Collector {
     episode_score: Vec<f64>,
     /// Simulation steps after which an episode without a new tile is cut (None: never).
     progress_limit: Option<u32>,
+    /// Whether a progress cut ends the episode as a termination (no bootstrap).
+    cut_is_terminal: bool,
     /// Simulation steps since each game's last new tile (or its episode's start).
     steps_without_tile: Vec<u32>,
     rollout: Rollout,
@@ -101,6 +103,7 @@ impl Collector {
             episode_length: vec![0; n],
             episode_score: vec![0.0; n],
             progress_limit: None,
+            cut_is_terminal: false,
             steps_without_tile: vec![0; n],
             rollout: Rollout::empty(n),
         })
@@ -119,6 +122,13 @@ impl Collector {
         }
         self.progress_limit = steps;
         Ok(())
+    }
+
+    /// Ends a progress cut as a termination instead: GAE does not bootstrap it, so a stall
+    /// is worth only the rewards before the cut and not the value of the frame it stalled
+    /// on, which a value function learns to rate as highly as the road ahead.
+    pub fn cut_is_terminal(&mut self, terminal: bool) {
+        self.cut_is_terminal = terminal;
     }
 
     pub fn games(&self) -> usize {
@@ -257,7 +267,11 @@ impl Collector {
         let mut truncated = Vec::new();
         for (g, res) in self.results.iter_mut().enumerate() {
             if cut[g] {
-                res.truncated = true;
+                if self.cut_is_terminal {
+                    res.terminated = true;
+                } else {
+                    res.truncated = true;
+                }
             }
             let reward = self.weights.of(res);
             r.rewards.push(reward as f32);

@@ -24,8 +24,9 @@ impl CollectorCore {
     /// discrete game's policy is categorical whatever it says.
     #[new]
     /// `cut_without_progress`: simulation steps without a new tile after which a game's
-    /// episode is cut (`Collector::cut_without_progress`); None never cuts.
-    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward, distribution = "normal", cut_without_progress = None))]
+    /// episode is cut (`Collector::cut_without_progress`); None never cuts. `cut_is_terminal`:
+    /// the cut ends the episode as a termination (`Collector::cut_is_terminal`).
+    #[pyo3(signature = (*, spec, n_games, n_threads, entropy, sampling_seed, reward, distribution = "normal", cut_without_progress = None, cut_is_terminal = false))]
     #[allow(clippy::too_many_arguments)] // the keyword-only constructor Python calls
     fn new(
         spec: SpecArgs,
@@ -36,6 +37,7 @@ impl CollectorCore {
         reward: (f64, f64, f64, f64, f64),
         distribution: &str,
         cut_without_progress: Option<u32>,
+        cut_is_terminal: bool,
     ) -> PyResult<Self> {
         let pool_spec = spec.pool_spec(n_games, AutoresetMode::SameStep);
         let words = entropy_words(&entropy);
@@ -62,6 +64,7 @@ impl CollectorCore {
             let mut collector =
                 Collector::new(pool_spec, n_threads, &words, sampling_seed, weights, kind)?;
             collector.cut_without_progress(cut_without_progress)?;
+            collector.cut_is_terminal(cut_is_terminal);
             Ok(collector)
         })?;
         let obs_shape = pool_spec.obs_shape();

@@ -93,6 +93,32 @@ fn a_game_without_a_new_tile_for_the_limit_is_cut_and_restarts() {
 }
 
 #[test]
+fn a_terminal_cut_ends_the_episode_without_a_bootstrap() {
+    let (mut c, mut obs) = two_games(None);
+    c.cut_without_progress(Some(5)).unwrap();
+    c.cut_is_terminal(true);
+    for _ in 0..4 {
+        assert!(c.step(&STAND, &[0.0, 0.0], &mut obs).unwrap().is_empty());
+    }
+    let cut = c.step(&STAND, &[0.0, 0.0], &mut obs).unwrap();
+    assert!(
+        cut.is_empty(),
+        "a terminal cut asks for no final value: {cut:?}"
+    );
+    let r = &c.rollout;
+    let ended: Vec<usize> = (0..r.terminations.len())
+        .filter(|&i| r.terminations[i])
+        .collect();
+    assert_eq!(ended, vec![8, 9], "step 4 of both games terminates");
+    assert!(r.truncations.iter().all(|&t| !t));
+    assert_eq!(r.episode_lengths, vec![5, 5]);
+    let b = c.obs_bytes();
+    assert_ne!(c.final_obs(0), &obs[..b], "game 0 restarted");
+    let batch = c.finish(&[0.0, 0.0], 0.99, 0.95).unwrap();
+    assert!(batch.final_values.iter().all(|v| v.is_nan()));
+}
+
+#[test]
 fn a_game_that_keeps_finding_tiles_is_not_cut() {
     let (mut c, mut obs) = two_games(None);
     c.cut_without_progress(Some(40)).unwrap();
