@@ -472,3 +472,12 @@ def test_average_weights_is_checked():
         with pytest.raises(SystemExit):
             train.parse_args(["--average-weights", bad])
     assert train.parse_args(["--average-weights", "0.95"]).average_weights == 0.95
+
+
+def test_cut_is_terminal_needs_the_cut_and_reaches_the_learner(capsys):
+    train = load("train")
+    with pytest.raises(SystemExit):
+        train.parse_args(["--cut-is-terminal"])
+    assert "needs --cut-without-progress" in capsys.readouterr().err
+    args = train.parse_args(["--cut-without-progress", "100", "--cut-is-terminal"])
+    assert args.cut_is_terminal and not train.parse_args([]).cut_is_terminal
