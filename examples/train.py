@@ -161,6 +161,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="stop a batch's epochs once an epoch's mean approximate KL exceeds this (0: never)",
     )
     ppo.add_argument(
+        "--ent-coef-from",
+        type=float,
+        default=0.0,
+        help="fraction of the run (time or decisions) from which --ent-coef applies; before it "
+        "the entropy term is 0 (a price set late sharpens a policy that has learned to drive)",
+    )
+    ppo.add_argument(
         "--compile",
         action=argparse.BooleanOptionalAction,
         default=False,
@@ -244,6 +251,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ):  # fmt: skip
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
+    if not 0.0 <= args.ent_coef_from <= 1.0:
+        p.error("--ent-coef-from must be within [0, 1]")
     if not 0.0 <= args.select_from <= 1.0:
         p.error("--select-from must be within [0, 1]")
     if not 0.0 <= args.average_weights < 1.0:
@@ -345,6 +354,12 @@ class BetaAgent(nn.Module):
     @staticmethod
     def distribution(alpha: torch.Tensor, beta: torch.Tensor) -> BoxBeta:
         return BoxBeta(alpha, beta)
+
+
+def entropy_coefficient(ent_coef: float, start: float, done: float) -> float:
+    """The entropy term's coefficient at `done` (the run's fraction): `ent_coef` from `start` on,
+    0 before it."""
+    return ent_coef if done >= start else 0.0
 
 
 def make_optimizer(agent: nn.Module, lr: float) -> torch.optim.Optimizer:
@@ -525,6 +540,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         else None
     )
 
+    ent_coef = args.ent_coef
+
+    def before_update(update: int, done: float) -> None:
+        # ppo_update reads args.ent_coef at each update.
+        args.ent_coef = entropy_coefficient(ent_coef, args.ent_coef_from, done)
+        score_snapshot(update, done)
+
     def score_snapshot(update: int, done: float) -> None:
         if average is not None and update > 0:
             average.update_parameters(learner)
@@ -540,8 +562,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     rows, decisions, train_s = stream_updates(
         engine, infer, learner, actor, actor_lock, optimizer, args, n_updates,
-        before_update=score_snapshot, progress=progress, budget_minutes=args.max_minutes,
+        before_update=before_update, progress=progress, budget_minutes=args.max_minutes,
     )  # fmt: skip
+    args.ent_coef = ent_coef  # run.json records the option as given
     if average is not None:  # from here on the learner is the average: scored, exported
         average.update_parameters(learner)
         learner.load_state_dict(average.module.state_dict())

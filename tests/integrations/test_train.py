@@ -481,3 +481,29 @@ def test_cut_is_terminal_needs_the_cut_and_reaches_the_learner(capsys):
     assert "needs --cut-without-progress" in capsys.readouterr().err
     args = train.parse_args(["--cut-without-progress", "100", "--cut-is-terminal"])
     assert args.cut_is_terminal and not train.parse_args([]).cut_is_terminal
+
+
+def test_the_entropy_price_applies_from_its_fraction(tmp_path, monkeypatch, capsys):
+    """--ent-coef-from F: the PPO updates before the run's fraction F see no entropy term, those
+    from F on see --ent-coef; run.json records the option as given."""
+    train = load("train")
+    ppo = sys.modules["ppo_carracing"]
+    real_update, seen = ppo.ppo_update, []
+
+    def spy(learner, optimizer, batch, args, *rest):
+        seen.append(args.ent_coef)
+        return real_update(learner, optimizer, batch, args, *rest)
+
+    monkeypatch.setattr(ppo, "ppo_update", spy)
+    record = train.main(
+        ["--seed", "5", "--out", str(tmp_path / "run"), "--total-decisions", "512",
+         "--max-minutes", "0", "--n-games", "4", "--collect-size", "128", "--epochs", "1",
+         "--minibatch-size", "64", "--no-overlap", "--select-seeds", "", "--eval-seeds", "",
+         "--ent-coef", "-0.01", "--ent-coef-from", "0.5"]
+    )  # fmt: skip
+    assert seen == [0.0, 0.0, -0.01, -0.01]
+    assert record["options"]["ent_coef"] == -0.01
+    for bad in ("1.5", "-0.1"):
+        with pytest.raises(SystemExit):
+            train.parse_args(["--ent-coef-from", bad])
+    assert "--ent-coef-from must be within [0, 1]" in capsys.readouterr().err
