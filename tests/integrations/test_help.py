@@ -23,6 +23,7 @@ _spec.loader.exec_module(help_check)
         "examples/ppo_continuous.py",
         "examples/skrl_ppo.py",
         "tools/lap_stats.py",
+        "tools/noise_cost.py",
     ],
 )
 def test_help_states_defaults(script: str) -> None:

@@ -1,0 +1,67 @@
+"""tools/noise_cost.py: its end points are evaluate.py's two runs, and each set between them
+samples exactly the dimensions it names."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "tools" / "noise_cost.py"
+SHIPPED = ROOT / "examples" / "checkpoints" / "carracing_ppo.pt2"
+
+sys.path.insert(0, str(SCRIPT.parent))
+import noise_cost  # noqa: E402 - tools/ is no package
+
+SEED, SAMPLE_SEED = 2003, 1
+
+
+def evaluate_py(sample: bool) -> float:
+    evaluate = noise_cost.evaluate
+    policy, preprocessing, distribution = evaluate.load_policy(str(SHIPPED))
+    env = evaluate.make_env("reinfors", preprocessing)
+    try:
+        return evaluate.run_episode(env, policy, SEED, sample, SAMPLE_SEED, distribution)
+    finally:
+        env.close()
+
+
+def test_no_set_and_every_dimension_are_evaluate_pys_mean_and_sampled_runs():
+    def cost(sampled: tuple[str, ...]) -> float:
+        return noise_cost.episode(("reinfors", str(SHIPPED), SEED, SAMPLE_SEED, sampled))
+
+    assert cost(()) == evaluate_py(sample=False)
+    assert cost(noise_cost.DIMENSIONS) == evaluate_py(sample=True)
+    # One dimension sampled is neither: its episode differs from both ends.
+    for dimension in ("steer", "brake"):
+        assert cost((dimension,)) not in (cost(()), cost(noise_cost.DIMENSIONS))
+
+
+def test_sets_are_parsed_in_the_dimensions_order():
+    assert noise_cost.parse_dimensions("brake+steer") == ("steer", "brake")
+    assert noise_cost.parse_dimensions("none") == ()
+    assert noise_cost.parse_dimensions("all") is None
+    assert len(noise_cost.ALL_SETS) == 8 == len(set(noise_cost.ALL_SETS))
+    for bad in ("steer+steer", "throttle", ""):
+        with pytest.raises(Exception, match="want 'none', 'all'"):
+            noise_cost.parse_dimensions(bad)
+
+
+def test_the_command_prints_a_row_per_set():
+    run = subprocess.run(
+        [sys.executable, str(SCRIPT), str(SHIPPED), "--seeds", f"{SEED}",
+         "--sample-seed", str(SAMPLE_SEED), "--sets", "none", "gas+brake", "--json"],
+        capture_output=True, text=True, timeout=600, check=True, cwd=ROOT,
+    )  # fmt: skip
+    lines = run.stdout.strip().splitlines()
+    assert lines[0].split()[:2] == ["sampled", "dimensions"]
+    assert [line.split()[0] for line in lines[1:3]] == ["none", "gas+brake"]
+    record = json.loads(lines[-1])
+    assert record["seeds"] == [SEED]
+    assert record["returns"]["none"] == [evaluate_py(sample=False)]
+    assert float(lines[1].split()[1]) == pytest.approx(np.mean(record["returns"]["none"]), abs=0.05)
