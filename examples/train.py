@@ -127,6 +127,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="initial Beta beta per dimension: with the alphas, a mean action of straight "
         "ahead, gas 0.6, brake 0.05",
     )
+    net.add_argument(
+        "--min-concentration",
+        type=triple,
+        default=(1.0, 1.0, 1.0),
+        help="per dimension (steer, gas, brake), the least alpha and the least beta (each is "
+        "this + softplus): above 1 it caps the dimension's noise, so that the car driven by "
+        "the mean action is the car trained with its samples",
+    )
     reward = p.add_argument_group("training reward (scalars log Gymnasium's score too)")
     reward.add_argument("--step-reward", type=float, default=-0.1, help="per simulation step")
     reward.add_argument(
@@ -269,9 +277,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--cut-is-terminal needs --cut-without-progress")
     if args.target_kl <= 0:
         args.target_kl = None  # ppo_update's "never stop early"
+    if min(args.min_concentration) < 1.0:
+        p.error("--min-concentration: each must be at least 1 (a unimodal Beta)")
     for name in ("init_alpha", "init_beta"):
-        if min(getattr(args, name)) <= 1.0:
-            p.error(f"--{name.replace('_', '-')}: each must exceed 1 (alpha, beta = 1 + softplus)")
+        if any(c <= m for c, m in zip(getattr(args, name), args.min_concentration, strict=True)):
+            p.error(
+                f"--{name.replace('_', '-')}: each must exceed its --min-concentration "
+                "(alpha, beta = min + softplus)"
+            )
     try:  # the network itself says whether its last convolution still has pixels to read
         BetaAgent(args)
     except RuntimeError:
@@ -302,8 +315,8 @@ class BoxBeta:
 
 
 class BetaAgent(nn.Module):
-    """Shared CNN trunk with a Beta head (alpha, beta = 1 + softplus, so every Beta is
-    unimodal and its mean a sensible action) and a value head.
+    """Shared CNN trunk with a Beta head (alpha, beta = floor + softplus with floors of at least
+    1, so every Beta is unimodal and its mean a sensible action) and a value head.
 
     Takes observations as Gymnasium's wrappers give them (`(n, k, 96, 96)` grayscale stacks, or
     any layout `channels_first` reads) and downsamples them itself (average pooling), so the
@@ -327,8 +340,11 @@ class BetaAgent(nn.Module):
             flat = self.trunk(self.pool(torch.zeros(1, channels, 96, 96))).shape[1]
         self.hidden = nn.Sequential(layer_init(nn.Linear(flat, args.hidden)), nn.ReLU())
         self.concentrations = layer_init(nn.Linear(args.hidden, 6), std=0.01)
-        with torch.no_grad():  # softplus^-1(c - 1): the initial alphas and betas
-            start = torch.tensor([*args.init_alpha, *args.init_beta]) - 1.0
+        # Each alpha and beta is its floor + softplus (alphas first, then betas).
+        floor = torch.tensor([*args.min_concentration] * 2)
+        self.register_buffer("floor", floor, persistent=False)
+        with torch.no_grad():  # softplus^-1(c - floor): the initial alphas and betas
+            start = torch.tensor([*args.init_alpha, *args.init_beta]) - self.floor
             self.concentrations.bias.copy_(start + torch.log(-torch.expm1(-start)))
         self.value = layer_init(nn.Linear(args.hidden, 1), std=1.0)
         self.value_scale = args.value_scale
@@ -348,7 +364,7 @@ class BetaAgent(nn.Module):
         """`preprocess`'s output -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
         hidden = self.hidden(self.trunk(x))
         # Capped well inside the collector's [1e-3, 1e6].
-        c = (1.0 + F.softplus(self.concentrations(hidden))).clamp(max=1e4)
+        c = (self.floor + F.softplus(self.concentrations(hidden))).clamp(max=1e4)
         value = self.value(hidden).squeeze(-1) * self.value_scale
         return c[:, :3], c[:, 3:], value
 

@@ -507,3 +507,31 @@ def test_the_entropy_price_applies_from_its_fraction(tmp_path, monkeypatch, caps
         with pytest.raises(SystemExit):
             train.parse_args(["--ent-coef-from", bad])
     assert "--ent-coef-from must be within [0, 1]" in capsys.readouterr().err
+
+
+def test_min_concentration_floors_each_alpha_and_beta(capsys):
+    """--min-concentration s,g,b: whatever the head outputs, each dimension's alpha and beta stay
+    at or above its floor (the gas's noise capped), and the initial Beta is still the one asked
+    for; an initial concentration at or under its floor is refused."""
+    train = load("train")
+    args = train.parse_args(
+        ["--min-concentration", "1,8,1", "--init-alpha", "2,15,1.05", "--init-beta", "2,10,20"]
+    )
+    agent = train.BetaAgent(args)
+    obs = torch.zeros(2, 2, 96, 96, dtype=torch.uint8)
+    with torch.no_grad():
+        alpha, beta, _ = agent(obs)
+        torch.testing.assert_close(alpha[0], torch.tensor([2.0, 15.0, 1.05]), atol=0.05, rtol=0)
+        torch.testing.assert_close(beta[0], torch.tensor([2.0, 10.0, 20.0]), atol=0.05, rtol=0)
+        agent.concentrations.bias.fill_(-50.0)  # softplus -> 0: every parameter at its floor
+        alpha, beta, _ = agent(obs)
+    torch.testing.assert_close(alpha[0], torch.tensor([1.0, 8.0, 1.0]), atol=1e-6, rtol=0)
+    torch.testing.assert_close(beta[0], torch.tensor([1.0, 8.0, 1.0]), atol=1e-6, rtol=0)
+    # The default floors are 1: the recipe's head as before.
+    assert train.parse_args([]).min_concentration == (1.0, 1.0, 1.0)
+    with pytest.raises(SystemExit):
+        train.parse_args(["--min-concentration", "1,10,1"])  # the default gas init (3, 2)
+    assert "must exceed its --min-concentration" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.parse_args(["--min-concentration", "0.5,1,1", "--init-alpha", "2,3,1.05"])
+    assert "at least 1" in capsys.readouterr().err
