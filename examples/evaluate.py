@@ -171,6 +171,12 @@ def seed_text(seeds: list[int]) -> str:
     return shown + (f", ... ({len(seeds)} seeds)" if len(seeds) > 5 else "")
 
 
+def stream_seed(sample_seed: int, seed: int) -> int:
+    """The seed of one episode's stream of draws: each episode draws its own, so a seed's samples
+    are the same on either env, in any order, in any process."""
+    return sample_seed * 1_000_003 + seed
+
+
 @torch.no_grad()
 def run_episode(
     env: gym.Env,
@@ -184,9 +190,8 @@ def run_episode(
     """One episode's return; the policy's mean action, or a sample of its distribution.
     `max_decisions` cuts the episode short (quick checks)."""
     obs, _ = env.reset(seed=seed)
-    # Each episode draws its own stream, so a seed's samples are the same on either env.
-    rng = torch.Generator().manual_seed(sample_seed * 1_000_003 + seed)
-    beta_rng = np.random.default_rng(sample_seed * 1_000_003 + seed)
+    rng = torch.Generator().manual_seed(stream_seed(sample_seed, seed))
+    beta_rng = np.random.default_rng(stream_seed(sample_seed, seed))
     assert isinstance(env.action_space, gym.spaces.Box), env.action_space
     low, high = env.action_space.low, env.action_space.high
     total, done, decisions = 0.0, False, 0

@@ -24,6 +24,7 @@ import gymnasium as gym
 import numpy as np
 import torch
 import torch.nn as nn
+from evaluate import stream_seed
 
 import reinfors_gym as rf
 
@@ -54,7 +55,7 @@ class SnapshotSelector:
             raise ValueError("snapshot selection needs at least one seed")
         self.sampled = sampled
         # evaluate.py's per-episode stream of draws for each seed.
-        self.stream_seeds = [sample_seed * 1_000_003 + seed for seed in seeds]
+        self.stream_seeds = [stream_seed(sample_seed, seed) for seed in seeds]
         # The element type reset() takes (Gymnasium's: a seed or None per sub-env).
         self.seeds: list[int | None] = list(seeds)
         self.max_decisions = max_decisions

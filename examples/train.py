@@ -68,13 +68,15 @@ from train_evaluation import evaluate_finished_run, evaluate_policy  # noqa: E40
 # The env's action box, onto which the collector maps a Beta sample: steer [-1, 1], gas and
 # brake [0, 1].
 ACTION_BOX = continuous_action_space()
+# The head's cap on each alpha and beta: well inside the collector's [1e-3, 1e6].
+MAX_CONCENTRATION = 1e4
 
 
 def triple(text: str) -> tuple[float, float, float]:
     """`a,b,c` -> three floats (steer, gas, brake)."""
     values = tuple(float(v) for v in text.split(","))
-    if len(values) != 3:
-        raise argparse.ArgumentTypeError(f"want three comma-separated numbers, got {text!r}")
+    if len(values) != 3 or not all(math.isfinite(v) for v in values):
+        raise argparse.ArgumentTypeError(f"want three comma-separated finite numbers, got {text!r}")
     return values  # type: ignore[return-value]
 
 
@@ -132,8 +134,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         type=triple,
         default=(1.0, 1.0, 1.0),
         help="per dimension (steer, gas, brake), the least alpha and the least beta (each is "
-        "this + softplus): above 1 it caps the dimension's noise, so that the car driven by "
-        "the mean action is the car trained with its samples",
+        "this + softplus): above 1 it caps the dimension's noise",
     )
     reward = p.add_argument_group("training reward (scalars log Gymnasium's score too)")
     reward.add_argument("--step-reward", type=float, default=-0.1, help="per simulation step")
@@ -277,13 +278,17 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--cut-is-terminal needs --cut-without-progress")
     if args.target_kl <= 0:
         args.target_kl = None  # ppo_update's "never stop early"
-    if min(args.min_concentration) < 1.0:
-        p.error("--min-concentration: each must be at least 1 (a unimodal Beta)")
+    if not all(1.0 <= m < MAX_CONCENTRATION for m in args.min_concentration):
+        p.error(
+            f"--min-concentration: each must be at least 1 (a unimodal Beta) and under "
+            f"{MAX_CONCENTRATION:g} (the head's cap)"
+        )
     for name in ("init_alpha", "init_beta"):
-        if any(c <= m for c, m in zip(getattr(args, name), args.min_concentration, strict=True)):
+        pairs = zip(getattr(args, name), args.min_concentration, strict=True)
+        if not all(m < c < MAX_CONCENTRATION for c, m in pairs):
             p.error(
                 f"--{name.replace('_', '-')}: each must exceed its --min-concentration "
-                "(alpha, beta = min + softplus)"
+                f"(alpha, beta = min + softplus) and stay under {MAX_CONCENTRATION:g}"
             )
     try:  # the network itself says whether its last convolution still has pixels to read
         BetaAgent(args)
@@ -363,8 +368,7 @@ class BetaAgent(nn.Module):
     def heads(self, x: torch.Tensor):
         """`preprocess`'s output -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""
         hidden = self.hidden(self.trunk(x))
-        # Capped well inside the collector's [1e-3, 1e6].
-        c = (self.floor + F.softplus(self.concentrations(hidden))).clamp(max=1e4)
+        c = (self.floor + F.softplus(self.concentrations(hidden))).clamp(max=MAX_CONCENTRATION)
         value = self.value(hidden).squeeze(-1) * self.value_scale
         return c[:, :3], c[:, 3:], value
 

@@ -13,6 +13,7 @@ block.
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
 import sys
@@ -48,19 +49,21 @@ def parse_dimensions(text: str) -> tuple[str, ...] | None:
     return tuple(n for n in DIMENSIONS if n in names)
 
 
+# A worker process loads the checkpoint once, not once per episode.
+load_policy = functools.lru_cache(maxsize=1)(evaluate.load_policy)
+
+
 @torch.no_grad()
 def episode(job: tuple[str, str, int, int, tuple[str, ...]]) -> float:
     """One episode's return with the dimensions in `sampled` drawn, the others at the mean."""
     which, path, seed, sample_seed, sampled = job
     torch.set_num_threads(1)
-    policy, preprocessing, distribution = evaluate.load_policy(path)
-    if distribution != "beta":
-        raise ValueError(f"{path}: a {distribution} policy; this tool reads Beta policies")
+    policy, preprocessing, _ = load_policy(path)
     drawn = np.array([name in sampled for name in DIMENSIONS])
     env = evaluate.make_env(which, preprocessing)
     try:
         obs, _ = env.reset(seed=seed)
-        rng = np.random.default_rng(sample_seed * 1_000_003 + seed)  # evaluate.run_episode's
+        rng = np.random.default_rng(evaluate.stream_seed(sample_seed, seed))
         low, high = env.action_space.low, env.action_space.high
         total, done = 0.0, False
         while not done:
@@ -106,7 +109,15 @@ def main(argv: list[str] | None = None) -> int:
         p.error(f"--sets: {error}")
     if None in sets:
         sets = ALL_SETS
-    seeds = evaluate.parse_seeds(args.seeds)
+    if not Path(args.checkpoint).is_file():
+        p.error(f"no checkpoint file {args.checkpoint}")
+    try:
+        seeds = evaluate.parse_seeds(args.seeds)
+        _, _, distribution = load_policy(args.checkpoint)
+    except (ValueError, OSError, RuntimeError) as error:
+        p.error(str(error))
+    if distribution != "beta":
+        p.error(f"{args.checkpoint}: a {distribution} policy; this tool reads Beta policies")
     results = {}
     with ProcessPoolExecutor(max(1, args.workers)) as pool:
         for sampled in sets:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "tools" / "noise_cost.py"
@@ -65,3 +66,32 @@ def test_the_command_prints_a_row_per_set():
     assert record["seeds"] == [SEED]
     assert record["returns"]["none"] == [evaluate_py(sample=False)]
     assert float(lines[1].split()[1]) == pytest.approx(np.mean(record["returns"]["none"]), abs=0.05)
+
+
+class SteadyNormal(torch.nn.Module):
+    """A Normal policy (mean, log-std, value) that ignores what it sees."""
+
+    def forward(self, obs: torch.Tensor):
+        n = obs.shape[0]
+        return torch.zeros(n, 3), torch.zeros(n, 3), torch.zeros(n)
+
+
+def test_bad_input_is_a_usage_error(tmp_path):
+    """A missing checkpoint, a bad seed range or a policy that is not a Beta: one line of usage
+    error, exit status 2, no traceback."""
+    normal = tmp_path / "normal.pt2"
+    preprocessing = {"frame_skip": 4, "stack_num": 2, "grayscale": True}
+    noise_cost.evaluate.save_checkpoint(
+        SteadyNormal(), str(normal), preprocessing, distribution="normal"
+    )
+    for checkpoint, seeds, message in (
+        (tmp_path / "missing.pt2", "2000", "missing.pt2"),
+        (SHIPPED, "9-1", "bad seed range"),
+        (normal, "2000", "reads Beta policies"),
+    ):
+        run = subprocess.run(
+            [sys.executable, str(SCRIPT), str(checkpoint), "--seeds", seeds],
+            capture_output=True, text=True, timeout=600, cwd=ROOT,
+        )  # fmt: skip
+        assert run.returncode == 2, run.stderr
+        assert "Traceback" not in run.stderr and message in run.stderr.splitlines()[-1]

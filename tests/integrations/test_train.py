@@ -535,3 +535,23 @@ def test_min_concentration_floors_each_alpha_and_beta(capsys):
     with pytest.raises(SystemExit):
         train.parse_args(["--min-concentration", "0.5,1,1", "--init-alpha", "2,3,1.05"])
     assert "at least 1" in capsys.readouterr().err
+    # Past the head's cap a floor or a start would be clamped away; NaN and inf never parse.
+    with pytest.raises(SystemExit):
+        train.parse_args(
+            [
+                "--min-concentration",
+                "1,1e5,1",
+                "--init-alpha",
+                "2,2e5,1.05",
+                "--init-beta",
+                "2,2e5,20",
+            ]
+        )
+    assert "--min-concentration: each must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        train.parse_args(["--init-beta", "2,2,2e4"])
+    assert "stay under 10000" in capsys.readouterr().err
+    for bad in ("nan,1,1", "1,inf,1"):
+        with pytest.raises(SystemExit):
+            train.parse_args(["--min-concentration", bad])
+        assert "finite" in capsys.readouterr().err
