@@ -555,3 +555,34 @@ def test_min_concentration_floors_each_alpha_and_beta(capsys):
         with pytest.raises(SystemExit):
             train.parse_args(["--min-concentration", bad])
         assert "finite" in capsys.readouterr().err
+
+
+def test_bf16_precision_runs_the_epochs_in_bfloat16_and_keeps_float32_elsewhere():
+    """--precision bf16: the heads the PPO epochs call run their convolutions in bfloat16 (their
+    outputs differ from float32's by bfloat16's rounding, not more) and return float32, and the
+    weights and their gradients stay float32; the default is float32."""
+    train = load("train")
+    ppo = load("ppo_carracing")
+    assert train.parse_args([]).precision == "fp32"
+    args = train.parse_args(["--precision", "bf16"])
+    torch.manual_seed(0)
+    agent = train.BetaAgent(args)
+    frames = torch.randint(0, 256, (8, 2, 96, 96), dtype=torch.uint8)
+    x = agent.preprocess(frames)
+    heads = ppo.autocast_heads(agent.heads, torch.device("cpu"))
+    seen = []
+    hook = agent.trunk[0].register_forward_hook(lambda m, i, o: seen.append(o.dtype))
+    low = heads(x)
+    hook.remove()
+    assert seen == [torch.bfloat16]
+    with torch.no_grad():
+        full = agent.heads(x)
+    for a, b in zip(low, full, strict=True):
+        assert a.dtype == torch.float32
+        assert not torch.equal(a, b)
+        torch.testing.assert_close(a, b, rtol=2e-2, atol=2e-2 * b.abs().max().item())
+    sum(t.sum() for t in low).backward()
+    assert all(p.dtype == torch.float32 and p.grad.dtype == torch.float32
+               for p in agent.parameters() if p.grad is not None)  # fmt: skip
+    with pytest.raises(SystemExit):
+        train.parse_args(["--precision", "fp16"])
