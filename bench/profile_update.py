@@ -7,9 +7,10 @@ preprocessed once per batch.
     python bench/profile_update.py --levers [--trials 5] [--json docs/training_levers.json]
 
 With `--levers` it times, for the recipe and for each lever that changes it (`LEVERS`: the
-network's input size, the first convolution's stride, bfloat16 autocast, larger minibatches),
-one whole update and the 128 forward passes that act for it, interleaved the same way, and
-gives each lever's rate beside the recipe's: the learner's own decisions/s, with no env.
+network's input size, the first convolution's stride, bfloat16 autocast for the PPO epochs,
+larger minibatches), one whole update and the 128 forward passes that act for it, interleaved
+the same way, and gives each lever's rate beside the recipe's: the learner's own decisions/s,
+with no env.
 
 Each trial runs, for each learner in turn (a fresh order each trial), one update on a batch of
 the recipe's size (2,048 decisions of 2 stacked 96x96 grayscale frames, random pixels, 4 epochs
@@ -22,7 +23,6 @@ inside its forward passes, so its preprocessing is counted there.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 import time
@@ -38,16 +38,17 @@ sys.path.insert(0, str(ROOT / "bench"))
 import bench_training  # noqa: E402
 import train  # noqa: E402
 from ppo_carracing import PhaseClock, ppo_update  # noqa: E402
+from precision import autocast_heads  # noqa: E402
 
-from reinfors_gym.benchmarks.harness import machine_info, print_machine_info  # noqa: E402
+from reinfors_gym.benchmarks.harness import print_machine_info  # noqa: E402
 
 ACTING = "acting: the actor's forward passes"
-#: Lever -> the recipe's options it changes (`bf16`: bfloat16 autocast, not an option).
+#: Lever -> the recipe's options it changes.
 LEVERS: dict[str, dict[str, object]] = {
     "the recipe": {},
     "frames pooled to 32x32 (--downsample 3)": {"downsample": 3},
     "first convolution's stride 3 (--first-stride 3)": {"first_stride": 3},
-    "bfloat16 autocast": {"bf16": True},
+    "bfloat16 autocast for the epochs (--precision bf16)": {"precision": "bf16"},
     "minibatches of 512 (--minibatch-size 512)": {"minibatch_size": 512},
     "minibatches of 1,024 (--minibatch-size 1024)": {"minibatch_size": 1024},
 }
@@ -81,11 +82,11 @@ def fresh_learner(agent_class: type[train.BetaAgent], options: dict[str, object]
     return args, agent, train.make_optimizer(agent, 1e-6), np.random.default_rng(0)
 
 
-def acting_seconds(agent, batch: Batch, args, autocast=contextlib.nullcontext) -> float:
+def acting_seconds(agent, batch: Batch, args) -> float:
     """The forward passes of 16 frames that collect a batch of the recipe's size."""
     frames = torch.from_numpy(batch.arrays["obs"][: args.n_games])
     start = time.perf_counter()
-    with torch.no_grad(), autocast():
+    with torch.no_grad():
         for _ in range(args.collect_size // args.n_games):
             agent(frames)
     return time.perf_counter() - start
@@ -102,24 +103,15 @@ def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[st
 
 def time_lever(changes: dict[str, object], batch: Batch) -> tuple[float, float]:
     """Seconds of one update (after a warm-up update) and of the 128 forward passes that act
-    for it, with the recipe's options changed by `changes`."""
-    options = {k: v for k, v in changes.items() if k != "bf16"}
-    args, agent, optimizer, rng = fresh_learner(train.BetaAgent, options)
-    autocast, heads = contextlib.nullcontext, None
-    if changes.get("bf16"):
-
-        def autocast():
-            return torch.autocast("cpu", dtype=torch.bfloat16)
-
-        def heads(x: torch.Tensor):
-            with autocast():
-                return tuple(t.float() for t in agent.heads(x))
-
+    for it, with the recipe's options changed by `changes` (acting in float32 whatever the
+    epochs' precision, as in train.py)."""
+    args, agent, optimizer, rng = fresh_learner(train.BetaAgent, changes)
+    heads = autocast_heads(agent.heads, torch.device("cpu")) if args.precision == "bf16" else None
     ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
     start = time.perf_counter()
     ppo_update(agent, optimizer, batch, args, rng, heads)
     update = time.perf_counter() - start
-    return update, acting_seconds(agent, batch, args, autocast)
+    return update, acting_seconds(agent, batch, args)
 
 
 def profile_levers(trials: int, json_path: Path | None, info: dict) -> None:
@@ -159,7 +151,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--levers", action="store_true", help="time the levers instead (LEVERS)")
     args = p.parse_args(argv)
-    info = machine_info()
+    info = bench_training.machine_info()
     print_machine_info(info)
     if args.levers:
         return profile_levers(args.trials, args.json, info)

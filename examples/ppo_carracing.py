@@ -281,19 +281,6 @@ def ppo_update(
     return {k: float(np.mean(v)) for k, v in stats.items()}
 
 
-def autocast_heads(heads, device: torch.device):
-    """`heads` under bfloat16 autocast, its outputs back in float32: the convolutions and
-    matmuls of the epochs' forward and backward passes run in bfloat16, while the weights, the
-    optimizer and the losses (float64 Beta log-probabilities) stay as they are."""
-
-    def bf16_heads(x: torch.Tensor):
-        with torch.autocast(device.type, dtype=torch.bfloat16):
-            outputs = heads(x)
-        return tuple(t.float() for t in outputs)
-
-    return bf16_heads
-
-
 def plot_curve(rows: list[dict], path: Path) -> None:
     try:
         import matplotlib
@@ -370,6 +357,7 @@ def stream_updates(
     reaches 1. `before_update(update, done)` runs before each update, with `done` that fraction.
     Returns the rows, the env steps (decisions) trained on, and the seconds from the start to
     the last update."""
+    from precision import epoch_heads
     from run_log import ProgressBar, ScalarLog
 
     if progress is None:
@@ -378,10 +366,7 @@ def stream_updates(
             return update / n_updates
 
     rng = np.random.default_rng(args.seed)
-    # Compiled for the training's minibatches (one shape); acting stays eager.
-    heads = torch.compile(learner.heads) if getattr(args, "compile", False) else None
-    if getattr(args, "precision", "fp32") == "bf16":
-        heads = autocast_heads(heads or learner.heads, next(learner.parameters()).device)
+    heads = epoch_heads(learner, args)
     bar = ProgressBar(n_updates * args.collect_size, budget_minutes)
     rows: list[dict] = []
     log = ScalarLog(args.out, COLUMNS, step_key="env_steps")

@@ -62,6 +62,7 @@ from ppo_carracing import (  # noqa: E402
     plot_curve,
     stream_updates,
 )
+from precision import PRECISIONS, pick_precision  # noqa: E402
 from snapshot_selection import SnapshotSelector  # noqa: E402
 from train_evaluation import evaluate_finished_run, evaluate_policy  # noqa: E402
 
@@ -185,11 +186,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     ppo.add_argument(
         "--precision",
-        choices=("fp32", "bf16"),
+        choices=PRECISIONS,
         default="fp32",
         help="the PPO epochs' forward and backward passes: float32, or bfloat16 autocast (weights, "
-        "Adam and the losses stay float32; acting and the export stay float32). bf16 pays on CPUs "
-        "with native bfloat16 (AVX-512 BF16, AMX) and on GPUs",
+        "Adam and the losses stay float32; acting and the export stay float32); auto: bf16 when a "
+        "minibatch runs faster in it on this machine (timed at the start), else fp32",
     )
     ppo.add_argument(
         "--infer-threads",
@@ -434,6 +435,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     actor = copy.deepcopy(learner)  # used only by `infer`, in the collector's thread
     actor_lock = threading.Lock()
     optimizer = make_optimizer(learner, args.lr)
+    precision_seconds = None
+    if args.precision == "auto":
+        obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
+        args.precision, precision_seconds = pick_precision(learner, obs_shape, args.minibatch_size)
+        print(f"precision: {args.precision} (a minibatch's forward and backward passes: "
+              f"{precision_seconds['bf16'] * 1e3:.0f} ms in bf16, "
+              f"{precision_seconds['fp32'] * 1e3:.0f} ms in fp32)", flush=True)  # fmt: skip
 
     def infer(obs: np.ndarray):
         if torch.get_num_threads() != args.infer_threads:  # this thread's own OpenMP team
@@ -546,6 +554,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "env_steps": decisions * args.frame_skip,
         "updates": len(rows),
         "selection": selection,
+        # --precision auto's timing; options.precision is what it chose.
+        "precision_seconds": precision_seconds,
         **evaluate_policy(policy_path, args),
         "versions": run_log.versions(),
         "cpu_model": run_log.cpu_model(),

@@ -266,7 +266,14 @@ def training_levers(d: dict[str, Any]) -> str:
             f"| {name} | {m['update_s']:.2f} s | {m['acting_s']:.2f} s "
             f"| {m['decisions_per_s']:,.0f} | {m['over_recipe']:.2f}× |"
         )
+    machine = d["machine"]
+    lines += ["", f"Measured on {machine['cpu']} ({machine['cores']} cores), torch {torch_of(d)}."]
     return "\n".join(lines)
+
+
+def torch_of(d: dict[str, Any]) -> str:
+    """The torch version a bench record names, or "unrecorded" in records from before it did."""
+    return d["machine"].get("torch") or d.get("torch") or "unrecorded"
 
 
 def _record(f: Callable[[dict[str, Any]], str], path: Path) -> Callable[[], str]:

@@ -104,11 +104,17 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
         [sys.executable, str(EXAMPLES / "train.py"), "--seed", "3", "--out", str(out),
          "--total-decisions", "256", "--max-minutes", "0", "--n-games", "4",
          "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64", "--eval-seeds", "0-1",
-         "--eval-max-decisions", "15"],
+         "--eval-max-decisions", "15", "--precision", "auto"],
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     record = json.loads((out / "run.json").read_text())
+    # --precision auto timed both precisions, said which it took, and records both.
+    chosen = record["options"]["precision"]
+    assert chosen in ("fp32", "bf16")
+    assert set(record["precision_seconds"]) == {"fp32", "bf16"}
+    assert all(0 < s < 10 for s in record["precision_seconds"].values())
+    assert f"precision: {chosen} (a minibatch's forward and backward passes:" in run.stdout
     for key in ("seed", "wall_clock_s", "decisions", "env_steps", "evaluation", "versions",
                 "cpu_model", "device"):  # fmt: skip
         assert key in record, key
@@ -562,14 +568,15 @@ def test_bf16_precision_runs_the_epochs_in_bfloat16_and_keeps_float32_elsewhere(
     outputs differ from float32's by bfloat16's rounding, not more) and return float32, and the
     weights and their gradients stay float32; the default is float32."""
     train = load("train")
-    ppo = load("ppo_carracing")
     assert train.parse_args([]).precision == "fp32"
     args = train.parse_args(["--precision", "bf16"])
     torch.manual_seed(0)
     agent = train.BetaAgent(args)
     frames = torch.randint(0, 256, (8, 2, 96, 96), dtype=torch.uint8)
     x = agent.preprocess(frames)
-    heads = ppo.autocast_heads(agent.heads, torch.device("cpu"))
+    precision = load("precision")
+    assert precision.epoch_heads(agent, train.parse_args([])) is None
+    heads = precision.epoch_heads(agent, args)
     seen = []
     hook = agent.trunk[0].register_forward_hook(lambda m, i, o: seen.append(o.dtype))
     low = heads(x)
@@ -586,3 +593,58 @@ def test_bf16_precision_runs_the_epochs_in_bfloat16_and_keeps_float32_elsewhere(
                for p in agent.parameters() if p.grad is not None)  # fmt: skip
     with pytest.raises(SystemExit):
         train.parse_args(["--precision", "fp16"])
+
+
+def test_auto_precision_times_a_copy_and_leaves_the_learner_and_its_random_streams_alone():
+    """--precision auto times a copy of the network on frames of its own generator: the
+    learner's weights, its gradients and torch's global random stream are as they were."""
+    train = load("train")
+    precision = load("precision")
+    agent = train.BetaAgent(train.parse_args([]))
+    before = {k: v.clone() for k, v in agent.state_dict().items()}
+    rng = torch.get_rng_state()
+    chosen, seconds = precision.pick_precision(agent, (2, 96, 96), minibatch_size=16, trials=2)
+    assert chosen in ("fp32", "bf16")
+    assert seconds["fp32"] > 0 and seconds["bf16"] > 0
+    assert torch.equal(torch.get_rng_state(), rng)
+    assert all(torch.equal(v, before[k]) for k, v in agent.state_dict().items())
+    assert all(p.grad is None for p in agent.parameters())
+
+
+@pytest.mark.parametrize(
+    ("fp32_s", "bf16_s", "expected"),
+    [(0.030, 0.020, "bf16"), (0.030, 0.028, "fp32"), (0.020, 0.030, "fp32")],
+)
+def test_auto_precision_takes_bf16_only_when_it_wins_by_a_tenth(
+    monkeypatch, fp32_s, bf16_s, expected
+):
+    """The choice follows the timed medians: bfloat16 must be more than a tenth faster."""
+    train = load("train")
+    precision = load("precision")
+    agent = train.BetaAgent(train.parse_args([]))
+
+    def fake_seconds(probe, heads, x, trials):
+        heads(x)  # each precision's heads really run
+        bf16 = getattr(heads, "__name__", "") == "bf16_heads"
+        return [bf16_s if bf16 else fp32_s] * trials
+
+    monkeypatch.setattr(precision, "minibatch_seconds", fake_seconds)
+    chosen, seconds = precision.pick_precision(agent, (2, 96, 96), minibatch_size=4, trials=3)
+    assert chosen == expected
+    assert seconds == {"fp32": fp32_s, "bf16": bf16_s}
+
+
+def test_auto_precision_keeps_fp32_where_bf16_has_no_kernels(monkeypatch):
+    train = load("train")
+    precision = load("precision")
+    agent = train.BetaAgent(train.parse_args([]))
+
+    def no_bf16(heads, device):
+        def fail(x):
+            raise RuntimeError("no bfloat16 kernel")
+
+        return fail
+
+    monkeypatch.setattr(precision, "autocast_heads", no_bf16)
+    chosen, _ = precision.pick_precision(agent, (2, 96, 96), minibatch_size=4, trials=1)
+    assert chosen == "fp32"

@@ -1,0 +1,81 @@
+"""The PPO epochs' arithmetic: float32, or bfloat16 autocast where it is the faster of the two.
+
+bfloat16 halves the bytes and, on CPUs with native bfloat16 (AVX-512 BF16, AMX) and on recent
+GPUs, doubles the matmul rate; on other CPUs it is emulated and slower. `--precision auto` times
+both on the machine at hand instead of guessing from CPU flags."""
+
+from __future__ import annotations
+
+import copy
+import time
+
+import torch
+
+PRECISIONS = ("fp32", "bf16", "auto")
+
+
+def autocast_heads(heads, device: torch.device):
+    """`heads` under bfloat16 autocast, its outputs back in float32: the convolutions and
+    matmuls of the epochs' forward and backward passes run in bfloat16, while the weights, the
+    optimizer and the losses (float64 Beta log-probabilities) stay as they are."""
+
+    def bf16_heads(x: torch.Tensor):
+        with torch.autocast(device.type, dtype=torch.bfloat16):
+            outputs = heads(x)
+        return tuple(t.float() for t in outputs)
+
+    return bf16_heads
+
+
+def epoch_heads(learner, args):
+    """What the PPO epochs call in place of `learner.heads` (None: `learner.heads` itself):
+    compiled with `args.compile`, under bfloat16 autocast with `args.precision == "bf16"`."""
+    # Compiled for the training's minibatches (one shape); acting stays eager.
+    heads = torch.compile(learner.heads) if getattr(args, "compile", False) else None
+    if getattr(args, "precision", "fp32") == "bf16":
+        heads = autocast_heads(heads or learner.heads, next(learner.parameters()).device)
+    return heads
+
+
+def minibatch_seconds(agent, heads, x: torch.Tensor, trials: int) -> list[float]:
+    """Wall-clock seconds of `trials` forward and backward passes of `heads` over `x`."""
+    times = []
+    for _ in range(trials):
+        start = time.perf_counter()
+        loss = sum(t.float().sum() for t in heads(x))
+        agent.zero_grad(set_to_none=True)
+        loss.backward()
+        if x.device.type == "cuda":
+            torch.cuda.synchronize(x.device)
+        times.append(time.perf_counter() - start)
+    return times
+
+
+def pick_precision(
+    agent, obs_shape: tuple[int, ...], minibatch_size: int, trials: int = 5
+) -> tuple[str, dict[str, float]]:
+    """The precision to train in: "bf16" when a minibatch's forward and backward passes run
+    faster under bfloat16 autocast than in float32 on this machine, else "fp32"; with the two
+    medians in seconds. `obs_shape`: one observation's shape as the collector gives it (uint8).
+
+    Times a copy of `agent` (its weights and gradients are left alone) on frames from a
+    generator of its own (the training's random streams are left alone), warm-up discarded,
+    the two precisions interleaved. bfloat16 must win by a tenth: a tie keeps float32."""
+    probe = copy.deepcopy(agent)
+    device = next(probe.parameters()).device
+    gen = torch.Generator().manual_seed(0)
+    frames = torch.randint(0, 256, (minibatch_size, *obs_shape), generator=gen)
+    with torch.no_grad():
+        x = probe.preprocess(frames.to(torch.uint8).to(device))
+    heads = {"fp32": probe.heads, "bf16": autocast_heads(probe.heads, device)}
+    seconds: dict[str, list[float]] = {name: [] for name in heads}
+    try:
+        for h in heads.values():
+            minibatch_seconds(probe, h, x, 2)  # warm-up: kernel selection, allocations
+        for _ in range(trials):
+            for name, h in heads.items():
+                seconds[name] += minibatch_seconds(probe, h, x, 1)
+    except RuntimeError:  # no bfloat16 kernels on this device
+        return "fp32", {"fp32": float("nan"), "bf16": float("nan")}
+    medians = {name: sorted(s)[len(s) // 2] for name, s in seconds.items()}
+    return ("bf16" if medians["bf16"] < 0.9 * medians["fp32"] else "fp32"), medians
