@@ -62,7 +62,7 @@ from ppo_carracing import (  # noqa: E402
     plot_curve,
     stream_updates,
 )
-from precision import PRECISIONS, pick_precision  # noqa: E402
+from precision import PRECISIONS, bf16_warning, pick_precision, precision_line  # noqa: E402
 from snapshot_selection import SnapshotSelector  # noqa: E402
 from train_evaluation import evaluate_finished_run, evaluate_policy  # noqa: E402
 
@@ -439,9 +439,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.precision == "auto":
         obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
         args.precision, precision_seconds = pick_precision(learner, obs_shape, args.minibatch_size)
-        print(f"precision: {args.precision} (a minibatch's forward and backward passes: "
-              f"{precision_seconds['bf16'] * 1e3:.0f} ms in bf16, "
-              f"{precision_seconds['fp32'] * 1e3:.0f} ms in fp32)", flush=True)  # fmt: skip
+        print(precision_line(args.precision, precision_seconds), flush=True)
+    elif args.precision == "bf16" and (warning := bf16_warning(device)):
+        print(warning, flush=True)
 
     def infer(obs: np.ndarray):
         if torch.get_num_threads() != args.infer_threads:  # this thread's own OpenMP team

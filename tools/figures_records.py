@@ -12,6 +12,7 @@ regions with the rest. The records read here:
 - docs/scene_mad.json: the renderer's test scenes against Gymnasium's frames (`cargo test
   --test render_vs_gymnasium -- --nocapture state_frames` prints it);
 - docs/training_levers.json (`bench/profile_update.py --levers --json`): the learner's levers;
+- docs/training_levers_avx2.json (the same bench on an AVX2-only CPU): emulated bfloat16;
 - docs/benchmarks.json, docs/parity_summary.json, docs/training_variants.json: single figures.
 """
 
@@ -35,6 +36,7 @@ PARITY = DOCS / "parity_summary.json"
 TRAINING_VARIANTS = DOCS / "training_variants.json"
 SCENE_MAD = DOCS / "scene_mad.json"
 TRAINING_LEVERS = DOCS / "training_levers.json"
+TRAINING_LEVERS_AVX2 = DOCS / "training_levers_avx2.json"
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -271,6 +273,13 @@ def training_levers(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def bf16_emulated(d: dict[str, Any]) -> str:
+    """An update's seconds with bfloat16 autocast beside float32's, where bf16 is emulated."""
+    medians = d["medians"]
+    bf16 = next(m for name, m in medians.items() if "--precision bf16" in name)
+    return f"{bf16['update_s']:.1f} s against float32's {medians['the recipe']['update_s']:.2f} s"
+
+
 def torch_of(d: dict[str, Any]) -> str:
     """The torch version a bench record names, or "unrecorded" in records from before it did."""
     return d["machine"].get("torch") or d.get("torch") or "unrecorded"
@@ -297,4 +306,5 @@ FIGURES: dict[str, Callable[[], str]] = {
     "recipe7-decisions": _record(recipe7_decisions, TRAINING_VARIANTS),
     "scene-mad": _record(scene_mad, SCENE_MAD),
     "training-levers": _record(training_levers, TRAINING_LEVERS),
+    "bf16-emulated": _record(bf16_emulated, TRAINING_LEVERS_AVX2),
 }

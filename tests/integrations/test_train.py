@@ -646,5 +646,36 @@ def test_auto_precision_keeps_fp32_where_bf16_has_no_kernels(monkeypatch):
         return fail
 
     monkeypatch.setattr(precision, "autocast_heads", no_bf16)
-    chosen, _ = precision.pick_precision(agent, (2, 96, 96), minibatch_size=4, trials=1)
+    chosen, seconds = precision.pick_precision(agent, (2, 96, 96), minibatch_size=4, trials=1)
     assert chosen == "fp32"
+    assert seconds == {}  # nothing timed: no NaN reaches run.json
+    assert precision.precision_line(chosen, seconds) == (
+        "precision: fp32 (bf16 has no kernels on this device)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("flags", "native"),
+    [
+        ("fpu sse2 avx avx2 fma avx512f avx512_bf16", True),
+        ("fpu sse2 avx avx2 amx_tile amx_bf16", True),
+        ("fpu sse2 avx avx2 fma f16c", False),  # the AVX2 EPYC whose update bf16 slowed 16x
+        (None, None),  # no flags line (an ARM /proc/cpuinfo): cannot tell
+    ],
+)
+def test_native_bf16_reads_the_cpu_flags_and_warns_only_where_bf16_is_emulated(
+    tmp_path, flags, native
+):
+    precision = load("precision")
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "processor\t: 0\nmodel name\t: test\n"
+        + (f"flags\t\t: {flags}\n" if flags else "Features\t: fp asimd\n")
+    )
+    cpu = torch.device("cpu")
+    assert precision.native_bf16(cpu, cpuinfo) is native
+    warning = precision.bf16_warning(cpu, cpuinfo)
+    assert (warning is not None) == (native is False)
+    if warning:
+        assert "--precision auto" in warning
+    assert precision.native_bf16(cpu, tmp_path / "missing") is None
