@@ -122,3 +122,16 @@ def precision_line(chosen: str, seconds: dict[str, float]) -> str:
         f"precision: {chosen} (a minibatch's forward and backward passes: "
         f"{seconds['bf16'] * 1e3:.0f} ms in bf16, {seconds['fp32'] * 1e3:.0f} ms in fp32)"
     )
+
+
+def fp32_budget_note(chosen: str, device: torch.device) -> str | None:
+    """What a run that `--precision auto` put on float32 on a CPU prints: the recipe's budget
+    was validated with bfloat16 epochs, and a slower learner fits fewer decisions into it."""
+    if chosen != "fp32" or device.type != "cpu":
+        return None
+    return (
+        "note: the PPO epochs run in float32 here; the recipe's 13.5 minutes were validated "
+        "with bfloat16 epochs on CPUs with AVX-512 BF16 or AMX, which fit more decisions into "
+        "it. Recipe 6 is the one validated in float32: --max-minutes 28 "
+        "--total-decisions 4000000 --gamma 0.99 --overlap (docs/training.md)"
+    )

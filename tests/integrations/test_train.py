@@ -244,9 +244,24 @@ def test_train_help_shows_every_default():
     )  # fmt: skip
     text = " ".join(run.stdout.split())
     for shown in ("(default: 4)", "(default: 11000-11099)", "(default: 3000-3049)",
-                  "(default: -0.5)", "(default: -10.0)", "(default: auto)", "(default: 28.0)",
-                  "(default: (2.0, 3.0, 1.05))", "(default: 4000000)", "(default: 0)"):  # fmt: skip
+                  "(default: -0.5)", "(default: -10.0)", "(default: auto)", "(default: 13.5)",
+                  "(default: (2.0, 3.0, 1.05))", "(default: 2000000)", "(default: 0)",
+                  "(default: 0.9925)"):  # fmt: skip
         assert shown in text, shown
+
+
+def test_the_defaults_are_recipe_10():
+    """train.py's defaults are recipe 10's command (docs/training_variants.json, variant 9z2),
+    with --precision auto in place of its bf16."""
+    args = load("train").parse_args([])
+    assert (args.max_minutes, args.total_decisions, args.gamma, args.overlap) == (
+        13.5,
+        2_000_000,
+        0.9925,
+        False,
+    )
+    assert (args.downsample, args.epochs, args.cut_without_progress) == (2, 4, 0)
+    assert args.precision == "auto"
 
 
 def test_the_mean_action_of_the_initial_policy_drives_and_does_not_brake():
@@ -566,16 +581,15 @@ def test_min_concentration_floors_each_alpha_and_beta(capsys):
 def test_bf16_precision_runs_the_epochs_in_bfloat16_and_keeps_float32_elsewhere():
     """--precision bf16: the heads the PPO epochs call run their convolutions in bfloat16 (their
     outputs differ from float32's by bfloat16's rounding, not more) and return float32, and the
-    weights and their gradients stay float32; the default is float32."""
+    weights and their gradients stay float32; --precision fp32 leaves the heads alone."""
     train = load("train")
-    assert train.parse_args([]).precision == "fp32"
     args = train.parse_args(["--precision", "bf16"])
     torch.manual_seed(0)
     agent = train.BetaAgent(args)
     frames = torch.randint(0, 256, (8, 2, 96, 96), dtype=torch.uint8)
     x = agent.preprocess(frames)
     precision = load("precision")
-    assert precision.epoch_heads(agent, train.parse_args([])) is None
+    assert precision.epoch_heads(agent, train.parse_args(["--precision", "fp32"])) is None
     heads = precision.epoch_heads(agent, args)
     seen = []
     hook = agent.trunk[0].register_forward_hook(lambda m, i, o: seen.append(o.dtype))
@@ -679,3 +693,11 @@ def test_native_bf16_reads_the_cpu_flags_and_warns_only_where_bf16_is_emulated(
     if warning:
         assert "--precision auto" in warning
     assert precision.native_bf16(cpu, tmp_path / "missing") is None
+
+
+def test_a_cpu_run_put_on_fp32_names_the_float32_recipe():
+    precision = load("precision")
+    note = precision.fp32_budget_note("fp32", torch.device("cpu"))
+    assert note is not None and "--max-minutes 28" in note and "--gamma 0.99 " in note
+    assert precision.fp32_budget_note("bf16", torch.device("cpu")) is None
+    assert precision.fp32_budget_note("fp32", torch.device("cuda")) is None
