@@ -87,6 +87,7 @@ import train  # noqa: E402
 from anchor_games import EnvPoolGames, Games, GymnasiumGames, NoGames, Transition  # noqa: E402
 from gae import gae, next_values  # noqa: E402
 from ppo_carracing import ppo_update  # noqa: E402
+from precision import epoch_heads, pick_precision  # noqa: E402
 
 RECIPE = train.parse_args([])  # every option at the recipe's default
 # The collector keeps a Beta sample this far inside (0, 1), so that the stored float32 action is
@@ -110,12 +111,21 @@ def decisions_per_second(scalars_csv: Path) -> float:
     return decisions / (float(last["wall_s"]) - float(first["wall_s"]))
 
 
-def train_py_rate(examples: Path, updates: int) -> float:
+def resolve_precision(args: argparse.Namespace) -> None:
+    """The recipe's `--precision auto`, resolved once for every side of the run (train.py times
+    a minibatch both ways, as it does at the start of a run), so that ours and the anchors run
+    the same epochs."""
+    if args.precision == "auto":
+        obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
+        args.precision, _ = pick_precision(train.BetaAgent(args), obs_shape, args.minibatch_size)
+
+
+def train_py_rate(examples: Path, updates: int, options: tuple[str, ...] = ()) -> float:
     """Decisions/s of `examples/train.py` (from the folder `examples`) over its updates after
-    the first."""
+    the first, with `options` added."""
     with tempfile.TemporaryDirectory() as out:
         cmd = [
-            sys.executable, str(examples / "train.py"),
+            sys.executable, str(examples / "train.py"), *options,
             "--total-decisions", str(updates * RECIPE.collect_size),
             "--max-minutes", "0",  # the decisions alone end the run
             "--eval-seeds", "",  # no evaluation: only training is measured
@@ -132,7 +142,7 @@ def train_py_rate(examples: Path, updates: int) -> float:
 
 
 def ours(updates: int) -> float:
-    return train_py_rate(EXAMPLES, updates)
+    return train_py_rate(EXAMPLES, updates, ("--precision", RECIPE.precision))
 
 
 #: The last commit before the learner's rework (issue 37): its examples/ run the recipe of the
@@ -253,6 +263,8 @@ def synchronous_ppo(
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)  # as train.py
     agent = agent_class(args)
+    # The learner before the rework trained in float32; today's trains as the recipe says.
+    heads = epoch_heads(agent, args) if agent_class is train.BetaAgent else None
     optimizer = train.make_optimizer(agent, args.lr)
     rng = np.random.default_rng(args.seed)
     steps = args.collect_size // args.n_games
@@ -266,7 +278,7 @@ def synchronous_ppo(
                 last_value = agent(torch.from_numpy(obs))[2].numpy()
             # train.py's schedule over the same updates, so the target KL sees the same steps.
             optimizer.param_groups[0]["lr"] = args.lr * (1.0 - update / updates)
-            ppo_update(agent, optimizer, ppo_batch(rollout, last_value, args), args, rng)
+            ppo_update(agent, optimizer, ppo_batch(rollout, last_value, args), args, rng, heads)
             marks.append(time.perf_counter())
     finally:
         games.close()
@@ -423,6 +435,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
     info = machine_info()
     harness.print_machine_info(info)
+    resolve_precision(RECIPE)
+    print(f"the recipe's PPO epochs: {RECIPE.precision} (--precision auto)", flush=True)
     rates, peaks = run_trials(args.sides, args.updates, args.trials)
     summaries = {side: harness.summarize(values) for side, values in rates.items()}
     medians = {side: s["median"] for side, s in summaries.items()}
@@ -447,6 +461,7 @@ def main(argv: list[str] | None = None) -> None:
         "machine": info,
         "updates": args.updates,
         "trials": args.trials,
+        "precision": RECIPE.precision,
         "labels": {side: SIDES[side].label for side in args.sides},
         "rates": rates,
         "medians": medians,
