@@ -39,6 +39,9 @@ LOOPS = ROOT / "docs" / "async_loops.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 RECIPE10_RUNS = ROOT / "docs" / "training_runs_recipe10.json"
 RECIPE10_FIRST = ROOT / "docs" / "training_runs_recipe10_first.json"
+#: The one-command check of recipe 10 from a fresh clone (docs/training_variants.json's
+#: fresh_clone_recipe10_seed6): its run.json as make train wrote it.
+FRESH_CLONE_RUN = ROOT / "examples" / "checkpoints" / "runs" / "recipe10-fresh-seed6" / "run.json"
 TRAINING_PROFILE = ROOT / "docs" / "training_profile.json"
 TRAINING_BENCH = ROOT / "docs" / "training_bench.json"
 #: The pages that quote figures; benchmarks.md and parity.md are generated whole.
@@ -372,6 +375,21 @@ def kept_whole_command(runs: list[dict[str, Any]]) -> str:
     return text.replace(" The whole command took", f" For seeds {seeds} the whole command took", 1)
 
 
+def fresh_clone_run(run: dict[str, Any]) -> str:
+    """The whole `make train` from a fresh clone, its parts, and what its policy scored."""
+    e = run["evaluation"]
+    gym, sampled = e["gymnasium_mean_actions"]["mean"], e["gymnasium_sampled"]["mean"]
+    ours = e["ours_mean_actions"]["mean"]
+    parts = [run["setup_s"] / 60, run["wall_clock_s"] / 60, run["evaluation_s"] / 60]
+    solved = "over both lines" if gym >= 900 and sampled >= 880 else "short of a line"
+    return para(f"""From a fresh clone, `make train SEED={run["seed"]}` (a training seed no variant
+used) took {sum(parts):.1f} minutes in all: {parts[0]:.1f} of set-up (the virtualenvs, torch and
+the extension's release build), {parts[1]:.1f} from the start of training to the export, and
+{parts[2]:.1f} of the closing evaluation. Its policy scored {gym:.1f} with mean actions and
+{sampled:.1f} sampled on Gymnasium's env over the test block ({solved}); ours
+{(ours - gym) / gym:+.2%}.""")
+
+
 def training_telemetry(t: dict[str, Any]) -> str:
     head = [
         "seed", "decisions/s, end to end", "train_s", "collect_s", "infer_s",
@@ -481,6 +499,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-runs": _records(training_runs_table, TRAINING_RUNS),
     "recipe10-runs": _records(recipe10_table, RECIPE10_RUNS, RECIPE10_FIRST),
     "recipe10-headline": _records(recipe10_headline, RECIPE10_RUNS, RECIPE10_FIRST),
+    "fresh-clone-run": _records(fresh_clone_run, FRESH_CLONE_RUN),
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, RECIPE10_RUNS),
     "training-limit": _records(training_limit, TRAINING_BENCH),
