@@ -13,6 +13,7 @@ regions with the rest. The records read here:
   --test render_vs_gymnasium -- --nocapture state_frames` prints it);
 - docs/training_levers.json (`bench/profile_update.py --levers --json`): the learner's levers;
 - docs/training_levers_avx2.json (the same bench on an AVX2-only CPU): emulated bfloat16;
+- docs/training_levers_amx.json (the same bench on a Xeon with AMX): bfloat16 on AMX;
 - docs/benchmarks.json, docs/parity_summary.json, docs/training_variants.json: single figures.
 """
 
@@ -37,6 +38,7 @@ TRAINING_VARIANTS = DOCS / "training_variants.json"
 SCENE_MAD = DOCS / "scene_mad.json"
 TRAINING_LEVERS = DOCS / "training_levers.json"
 TRAINING_LEVERS_AVX2 = DOCS / "training_levers_avx2.json"
+TRAINING_LEVERS_AMX = DOCS / "training_levers_amx.json"
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -280,6 +282,13 @@ def bf16_emulated(d: dict[str, Any]) -> str:
     return f"{bf16['update_s']:.1f} s against float32's {medians['the recipe']['update_s']:.2f} s"
 
 
+def bf16_speedup(d: dict[str, Any]) -> str:
+    """How many times faster an update runs with bfloat16 autocast than in float32."""
+    medians = d["medians"]
+    bf16 = next(m for name, m in medians.items() if "--precision bf16" in name)
+    return f"{medians['the recipe']['update_s'] / bf16['update_s']:.2f}× as fast"
+
+
 def torch_of(d: dict[str, Any]) -> str:
     """The torch version a bench record names, or "unrecorded" in records from before it did."""
     return d["machine"].get("torch") or d.get("torch") or "unrecorded"
@@ -307,4 +316,5 @@ FIGURES: dict[str, Callable[[], str]] = {
     "scene-mad": _record(scene_mad, SCENE_MAD),
     "training-levers": _record(training_levers, TRAINING_LEVERS),
     "bf16-emulated": _record(bf16_emulated, TRAINING_LEVERS_AVX2),
+    "bf16-amx": _record(bf16_speedup, TRAINING_LEVERS_AMX),
 }
