@@ -124,14 +124,22 @@ def precision_line(chosen: str, seconds: dict[str, float]) -> str:
     )
 
 
-def fp32_budget_note(chosen: str, device: torch.device) -> str | None:
-    """What a run that `--precision auto` put on float32 on a CPU prints: the recipe's budget
-    was validated with bfloat16 epochs, and a slower learner fits fewer decisions into it."""
-    if chosen != "fp32" or device.type != "cpu":
-        return None
+def fp32_recipe_line(changes: dict[str, object]) -> str:
+    """What a CPU run that `--precision auto` put on float32 prints: recipe 10's minutes were
+    validated with bfloat16 epochs, so it trains with recipe 6's options instead, those that
+    the command line left to their defaults (`changes`)."""
+    if not changes:
+        return "float32 epochs: the options that recipe 6 sets were all given, and are kept"
+    given = " ".join(as_option(name, value) for name, value in changes.items())
     return (
-        "note: the PPO epochs run in float32 here; the recipe's 13.5 minutes were validated "
-        "with bfloat16 epochs on CPUs with AVX-512 BF16 or AMX, which fit more decisions into "
-        "it. Recipe 6 is the one validated in float32: --max-minutes 28 "
-        "--total-decisions 4000000 --gamma 0.99 --overlap (docs/training.md)"
+        "float32 epochs: recipe 10's 13.5 minutes were validated with bfloat16 epochs only, so "
+        f"this run trains with recipe 6's options, the float32 recipe (docs/training.md): {given}"
     )
+
+
+def as_option(name: str, value: object) -> str:
+    """`name = value` as train.py's command line spells it."""
+    flag = "--" + name.replace("_", "-")
+    if isinstance(value, bool):
+        return flag if value else f"--no-{flag[2:]}"
+    return f"{flag} {value}"

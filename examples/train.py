@@ -65,7 +65,7 @@ from ppo_carracing import (  # noqa: E402
 from precision import (  # noqa: E402
     PRECISIONS,
     bf16_warning,
-    fp32_budget_note,
+    fp32_recipe_line,
     pick_precision,
     precision_line,
 )
@@ -87,7 +87,17 @@ def triple(text: str) -> tuple[float, float, float]:
     return values  # type: ignore[return-value]
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+#: Recipe 6's options where recipe 10's differ, besides the precision: the recipe validated with
+#: float32 epochs (docs/training.md), which a CPU run takes when `--precision auto` keeps float32.
+FP32_RECIPE: dict[str, Any] = {
+    "max_minutes": 28.0,
+    "total_decisions": 4_000_000,
+    "gamma": 0.99,
+    "overlap": True,
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
     )
@@ -199,7 +209,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default="auto",
         help="the PPO epochs' forward and backward passes: float32, or bfloat16 autocast (weights, "
         "Adam and the losses stay float32; acting and the export stay float32); auto: bf16 when a "
-        "minibatch runs faster in it on this machine (timed at the start), else fp32",
+        "minibatch runs faster in it on this machine (timed at the start), else fp32 (on a CPU "
+        "with recipe 6's --max-minutes, --total-decisions, --gamma and --overlap where not given)",
     )
     ppo.add_argument(
         "--infer-threads",
@@ -272,6 +283,28 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="train nothing: evaluate the finished run in --out (its policy.pt2) on --eval-seeds "
         "and rewrite the evaluation fields of its run.json",
     )
+    return p
+
+
+def given_options(argv: list[str] | None = None) -> set[str]:
+    """The options `argv` sets itself (their `args` names), whatever their values."""
+    p = build_parser()
+    for action in p._actions:  # an option left out then leaves no attribute
+        action.default = argparse.SUPPRESS
+    p._defaults.clear()  # set_defaults' values (recipe 10's discount and overlap)
+    return set(vars(p.parse_args(argv)))
+
+
+def use_fp32_recipe(args: argparse.Namespace, given: set[str]) -> dict[str, Any]:
+    """Recipe 6's budget, discount and overlap for the options not in `given`; the changes."""
+    changes = {k: v for k, v in FP32_RECIPE.items() if k not in given and getattr(args, k) != v}
+    for name, value in changes.items():
+        setattr(args, name, value)
+    return changes
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = build_parser()
     args = p.parse_args(argv)
     for name in (
         "total_decisions", "frame_skip", "stack_num", "downsample", "first_stride", "hidden",
@@ -419,6 +452,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     else:
         device = torch.device(args.device)
     print(f"device: {device}", flush=True)
+    learner = BetaAgent(args).to(device)
+    precision_seconds = None
+    if args.precision == "auto":
+        obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
+        args.precision, precision_seconds = pick_precision(learner, obs_shape, args.minibatch_size)
+        print(precision_line(args.precision, precision_seconds), flush=True)
+        if args.precision == "fp32" and device.type == "cpu":
+            # Recipe 10's minutes were validated with bfloat16 epochs only.
+            changes = use_fp32_recipe(args, given_options(argv))
+            print(fp32_recipe_line(changes), flush=True)
+    elif args.precision == "bf16" and (warning := bf16_warning(device)):
+        print(warning, flush=True)
 
     engine = rf.Engine(
         game=rf.games.CarRacing(
@@ -440,19 +485,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         n_threads=args.n_threads,
         seed=args.seed,
     )
-    learner = BetaAgent(args).to(device)
     actor = copy.deepcopy(learner)  # used only by `infer`, in the collector's thread
     actor_lock = threading.Lock()
     optimizer = make_optimizer(learner, args.lr)
-    precision_seconds = None
-    if args.precision == "auto":
-        obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
-        args.precision, precision_seconds = pick_precision(learner, obs_shape, args.minibatch_size)
-        print(precision_line(args.precision, precision_seconds), flush=True)
-        if note := fp32_budget_note(args.precision, device):
-            print(note, flush=True)
-    elif args.precision == "bf16" and (warning := bf16_warning(device)):
-        print(warning, flush=True)
 
     def infer(obs: np.ndarray):
         if torch.get_num_threads() != args.infer_threads:  # this thread's own OpenMP team

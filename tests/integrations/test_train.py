@@ -695,9 +695,40 @@ def test_native_bf16_reads_the_cpu_flags_and_warns_only_where_bf16_is_emulated(
     assert precision.native_bf16(cpu, tmp_path / "missing") is None
 
 
-def test_a_cpu_run_put_on_fp32_names_the_float32_recipe():
-    precision = load("precision")
-    note = precision.fp32_budget_note("fp32", torch.device("cpu"))
-    assert note is not None and "--max-minutes 28" in note and "--gamma 0.99 " in note
-    assert precision.fp32_budget_note("bf16", torch.device("cpu")) is None
-    assert precision.fp32_budget_note("fp32", torch.device("cuda")) is None
+def test_a_cpu_run_put_on_fp32_takes_recipe_6_where_the_command_line_left_it_free():
+    """--precision auto keeping float32 on a CPU: recipe 10's minutes were validated with
+    bfloat16 only, so the options recipe 6 sets take recipe 6's values, except those given."""
+    train, precision = load("train"), load("precision")
+    argv = ["--gamma", "0.995", "--no-overlap"]
+    args = train.parse_args(argv)
+    assert train.given_options(argv) == {"gamma", "overlap"}
+    changes = train.use_fp32_recipe(args, train.given_options(argv))
+    assert changes == {"max_minutes": 28.0, "total_decisions": 4_000_000}
+    assert (args.max_minutes, args.total_decisions, args.gamma, args.overlap) == (
+        28.0,
+        4_000_000,
+        0.995,
+        False,
+    )
+    line = precision.fp32_recipe_line(changes)
+    assert "--max-minutes 28.0 --total-decisions 4000000" in line
+    everything = train.use_fp32_recipe(train.parse_args([]), train.given_options([]))
+    assert everything == train.FP32_RECIPE
+    assert "--gamma 0.99 --overlap" in precision.fp32_recipe_line(everything)
+    assert "kept" in precision.fp32_recipe_line({})
+
+
+def test_a_run_that_auto_puts_on_fp32_trains_recipe_6_and_says_so(tmp_path, monkeypatch, capsys):
+    """main(): where --precision auto keeps float32 on a CPU, the run takes recipe 6's discount
+    and overlap (left free here) and keeps the budget it was given; run.json records them."""
+    train = load("train")
+    monkeypatch.setattr(train, "pick_precision", lambda *a, **k: ("fp32", {}))
+    record = train.main(
+        ["--seed", "5", "--out", str(tmp_path / "run"), "--total-decisions", "256",
+         "--max-minutes", "0", "--n-games", "4", "--collect-size", "128", "--epochs", "1",
+         "--minibatch-size", "64", "--select-seeds", "", "--eval-seeds", "", "--device", "cpu"]
+    )  # fmt: skip
+    options = record["options"]
+    assert (options["gamma"], options["overlap"], options["precision"]) == (0.99, True, "fp32")
+    assert (options["max_minutes"], options["total_decisions"]) == (0, 256)
+    assert "recipe 6's options" in capsys.readouterr().out
