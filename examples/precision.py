@@ -6,6 +6,7 @@ both on the machine at hand instead of guessing from CPU flags."""
 
 from __future__ import annotations
 
+import argparse
 import copy
 import time
 from pathlib import Path
@@ -13,6 +14,15 @@ from pathlib import Path
 import torch
 
 PRECISIONS = ("fp32", "bf16", "auto")
+
+#: Recipe 6's options where recipe 10's differ, besides the precision: the recipe validated with
+#: float32 epochs (docs/training.md), which a CPU run takes when `--precision auto` keeps float32.
+FP32_RECIPE: dict[str, object] = {
+    "max_minutes": 28.0,
+    "total_decisions": 4_000_000,
+    "gamma": 0.99,
+    "overlap": True,
+}
 
 #: /proc/cpuinfo flags of x86 CPUs that run bfloat16 arithmetic natively.
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
@@ -143,3 +153,20 @@ def as_option(name: str, value: object) -> str:
     if isinstance(value, bool):
         return flag if value else f"--no-{flag[2:]}"
     return f"{flag} {value}"
+
+
+def given_options(parser: argparse.ArgumentParser, argv: list[str] | None = None) -> set[str]:
+    """The options `argv` sets itself (their `args` names) on `parser`, whatever their values.
+    `parser` is changed: pass a fresh one."""
+    for action in parser._actions:  # an option left out then leaves no attribute
+        action.default = argparse.SUPPRESS
+    parser._defaults.clear()  # set_defaults' values (recipe 10's discount and overlap)
+    return set(vars(parser.parse_args(argv)))
+
+
+def use_fp32_recipe(args: argparse.Namespace, given: set[str]) -> dict[str, object]:
+    """Recipe 6's budget, discount and overlap for the options not in `given`; the changes."""
+    changes = {k: v for k, v in FP32_RECIPE.items() if k not in given and getattr(args, k) != v}
+    for name, value in changes.items():
+        setattr(args, name, value)
+    return changes

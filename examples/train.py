@@ -66,8 +66,10 @@ from precision import (  # noqa: E402
     PRECISIONS,
     bf16_warning,
     fp32_recipe_line,
+    given_options,
     pick_precision,
     precision_line,
+    use_fp32_recipe,
 )
 from snapshot_selection import SnapshotSelector  # noqa: E402
 from train_evaluation import evaluate_finished_run, evaluate_policy  # noqa: E402
@@ -85,16 +87,6 @@ def triple(text: str) -> tuple[float, float, float]:
     if len(values) != 3 or not all(math.isfinite(v) for v in values):
         raise argparse.ArgumentTypeError(f"want three comma-separated finite numbers, got {text!r}")
     return values  # type: ignore[return-value]
-
-
-#: Recipe 6's options where recipe 10's differ, besides the precision: the recipe validated with
-#: float32 epochs (docs/training.md), which a CPU run takes when `--precision auto` keeps float32.
-FP32_RECIPE: dict[str, Any] = {
-    "max_minutes": 28.0,
-    "total_decisions": 4_000_000,
-    "gamma": 0.99,
-    "overlap": True,
-}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -286,23 +278,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def given_options(argv: list[str] | None = None) -> set[str]:
-    """The options `argv` sets itself (their `args` names), whatever their values."""
-    p = build_parser()
-    for action in p._actions:  # an option left out then leaves no attribute
-        action.default = argparse.SUPPRESS
-    p._defaults.clear()  # set_defaults' values (recipe 10's discount and overlap)
-    return set(vars(p.parse_args(argv)))
-
-
-def use_fp32_recipe(args: argparse.Namespace, given: set[str]) -> dict[str, Any]:
-    """Recipe 6's budget, discount and overlap for the options not in `given`; the changes."""
-    changes = {k: v for k, v in FP32_RECIPE.items() if k not in given and getattr(args, k) != v}
-    for name, value in changes.items():
-        setattr(args, name, value)
-    return changes
-
-
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = build_parser()
     args = p.parse_args(argv)
@@ -460,7 +435,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         print(precision_line(args.precision, precision_seconds), flush=True)
         if args.precision == "fp32" and device.type == "cpu":
             # Recipe 10's minutes were validated with bfloat16 epochs only.
-            changes = use_fp32_recipe(args, given_options(argv))
+            changes = use_fp32_recipe(args, given_options(build_parser(), argv))
             print(fp32_recipe_line(changes), flush=True)
     elif args.precision == "bf16" and (warning := bf16_warning(device)):
         print(warning, flush=True)

@@ -701,8 +701,8 @@ def test_a_cpu_run_put_on_fp32_takes_recipe_6_where_the_command_line_left_it_fre
     train, precision = load("train"), load("precision")
     argv = ["--gamma", "0.995", "--no-overlap"]
     args = train.parse_args(argv)
-    assert train.given_options(argv) == {"gamma", "overlap"}
-    changes = train.use_fp32_recipe(args, train.given_options(argv))
+    assert precision.given_options(train.build_parser(), argv) == {"gamma", "overlap"}
+    changes = precision.use_fp32_recipe(args, precision.given_options(train.build_parser(), argv))
     assert changes == {"max_minutes": 28.0, "total_decisions": 4_000_000}
     assert (args.max_minutes, args.total_decisions, args.gamma, args.overlap) == (
         28.0,
@@ -712,8 +712,9 @@ def test_a_cpu_run_put_on_fp32_takes_recipe_6_where_the_command_line_left_it_fre
     )
     line = precision.fp32_recipe_line(changes)
     assert "--max-minutes 28.0 --total-decisions 4000000" in line
-    everything = train.use_fp32_recipe(train.parse_args([]), train.given_options([]))
-    assert everything == train.FP32_RECIPE
+    given = precision.given_options(train.build_parser(), [])
+    everything = precision.use_fp32_recipe(train.parse_args([]), given)
+    assert everything == precision.FP32_RECIPE
     assert "--gamma 0.99 --overlap" in precision.fp32_recipe_line(everything)
     assert "kept" in precision.fp32_recipe_line({})
 
