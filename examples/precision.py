@@ -30,8 +30,8 @@ NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 def native_bf16(device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
     """Whether `device` runs bfloat16 natively: True, False, or None where it cannot tell (a
-    CPU without /proc/cpuinfo, or not x86). Without it autocast emulates bfloat16, which made
-    an update 16x slower than float32 on an AVX2 EPYC."""
+    CPU without /proc/cpuinfo, or not x86). Without it autocast emulates bfloat16, many times
+    slower than float32 (docs/training.md)."""
     if device.type == "cuda":
         return torch.cuda.is_bf16_supported()
     try:
