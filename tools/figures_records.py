@@ -275,18 +275,23 @@ def training_levers(d: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def bf16_emulated(d: dict[str, Any]) -> str:
-    """An update's seconds with bfloat16 autocast beside float32's, where bf16 is emulated."""
+def update_seconds_bf16_fp32(d: dict[str, Any]) -> tuple[float, float]:
+    """A levers record's update seconds with bfloat16 autocast, and in float32 (the recipe)."""
     medians = d["medians"]
     bf16 = next(m for name, m in medians.items() if "--precision bf16" in name)
-    return f"{bf16['update_s']:.1f} s against float32's {medians['the recipe']['update_s']:.2f} s"
+    return bf16["update_s"], medians["the recipe"]["update_s"]
+
+
+def bf16_emulated(d: dict[str, Any]) -> str:
+    """An update's seconds with bfloat16 autocast beside float32's, where bf16 is emulated."""
+    bf16, fp32 = update_seconds_bf16_fp32(d)
+    return f"{bf16:.1f} s against float32's {fp32:.2f} s"
 
 
 def bf16_speedup(d: dict[str, Any]) -> str:
     """How many times faster an update runs with bfloat16 autocast than in float32."""
-    medians = d["medians"]
-    bf16 = next(m for name, m in medians.items() if "--precision bf16" in name)
-    return f"{medians['the recipe']['update_s'] / bf16['update_s']:.2f}× as fast"
+    bf16, fp32 = update_seconds_bf16_fp32(d)
+    return f"{fp32 / bf16:.2f}× as fast"
 
 
 def torch_of(d: dict[str, Any]) -> str:

@@ -297,7 +297,7 @@ score {span(min(gym), max(gym), "{:.1f}")} with mean actions and
 {max(gap):.2%} of Gymnasium's mean.{whole_command(runs)}""")
 
 
-def whole_command(runs: list[dict[str, Any]]) -> str:
+def whole_command(runs: list[dict[str, Any]], lead: str = "The whole command") -> str:
     """The whole `make train`, where the runs recorded its set-up and evaluation: set-up,
     training to the export, then the closing evaluation (empty for older records)."""
     if any(r.get("setup_s") is None or r.get("evaluation_s") is None for r in runs):
@@ -305,7 +305,7 @@ def whole_command(runs: list[dict[str, Any]]) -> str:
     setup = [r["setup_s"] / 60 for r in runs]
     evaluation = [r["evaluation_s"] / 60 for r in runs]
     whole = [(r["setup_s"] + r["wall_clock_s"] + r["evaluation_s"]) / 60 for r in runs]
-    return f""" The whole command took {span(min(whole), max(whole), "{:.1f}")} minutes:
+    return f""" {lead} took {span(min(whole), max(whole), "{:.1f}")} minutes:
 {span(min(setup), max(setup), "{:.1f}")} of set-up (the virtualenv already built), the training,
 and {span(min(evaluation), max(evaluation), "{:.1f}")} of evaluation after the export."""
 
@@ -359,20 +359,15 @@ def recipe10_headline(full: dict[str, Any], first: dict[str, Any]) -> str:
     gym = [r["gymnasium_mean"] for r in runs]
     sampled = [r["gymnasium_mean_sampled"] for r in runs]
     gap = [abs(r["ours_vs_gymnasium"]) for r in runs]
+    # Only the runs kept in full recorded their set-up and evaluation times.
+    kept = f"For seeds {' and '.join(str(r['seed']) for r in full['runs'])} the whole command"
     return para(f"""{len(runs)} training seeds, each one `make train` on a 2-core machine with
 native bfloat16: {span(min(minutes), max(minutes), "{:.1f}")} minutes from the start to the
 exported policy. On Gymnasium's own `CarRacing-v3`, over the 100 seeds of the test block, the
 policies score
 {span(min(gym), max(gym), "{:.1f}")} with mean actions and
 {span(min(sampled), max(sampled), "{:.1f}")} with sampled actions; ours scores each within
-{max(gap):.2%} of Gymnasium's mean.{kept_whole_command(full["runs"])}""")
-
-
-def kept_whole_command(runs: list[dict[str, Any]]) -> str:
-    """`whole_command` for the runs whose records keep their set-up and evaluation times."""
-    seeds = " and ".join(str(r["seed"]) for r in runs)
-    text = whole_command(runs)
-    return text.replace(" The whole command took", f" For seeds {seeds} the whole command took", 1)
+{max(gap):.2%} of Gymnasium's mean.{whole_command(full["runs"], kept)}""")
 
 
 def fresh_clone_run(run: dict[str, Any]) -> str:
