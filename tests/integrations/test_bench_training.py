@@ -185,3 +185,26 @@ def test_every_lever_changes_a_real_option_and_times_both_phases(bench):
         # A stride that leaves the last convolution nothing to read fails when the network is
         # built: the change did reach BetaAgent.
         profile.time_lever({"downsample": 4, "first_stride": 5}, batch)
+
+
+def test_every_side_trains_in_the_precision_auto_chose(bench, monkeypatch):
+    """--precision auto is resolved once, for ours (passed to train.py) and for the anchors'
+    PPO (its epochs under autocast heads); the learner before stays float32."""
+    monkeypatch.setattr(bench, "pick_precision", lambda *a, **k: ("bf16", {}))
+    args = argparse.Namespace(**{**vars(bench.RECIPE), "precision": "auto"})
+    bench.resolve_precision(args)
+    assert args.precision == "bf16"
+    explicit = argparse.Namespace(**{**vars(bench.RECIPE), "precision": "fp32"})
+    bench.resolve_precision(explicit)
+    assert explicit.precision == "fp32"
+    seen = []
+    monkeypatch.setattr(bench, "ppo_update", lambda *a: seen.append(a[5]))
+    monkeypatch.setattr(bench, "RECIPE", args)
+    for agent_class in (bench.train.BetaAgent, bench.FramesEachMinibatch):
+        bench.synchronous_ppo(bench.NoGames, 2, agent_class)
+    assert seen[0] is not None and seen[1] is not None  # today's learner: autocast heads
+    assert seen[2:] == [None, None]  # the learner before: its own heads, float32
+    commands = []
+    monkeypatch.setattr(bench, "train_py_rate", lambda ex, up, options=(): commands.append(options))
+    bench.ours(2)
+    assert commands == [("--precision", "bf16")]
