@@ -87,7 +87,7 @@ import train  # noqa: E402
 from anchor_games import EnvPoolGames, Games, GymnasiumGames, NoGames, Transition  # noqa: E402
 from gae import gae, next_values  # noqa: E402
 from ppo_carracing import ppo_update  # noqa: E402
-from precision import epoch_heads, pick_precision  # noqa: E402
+from precision import auto_precision, epoch_heads  # noqa: E402
 
 RECIPE = train.parse_args([])  # every option at the recipe's default
 # The collector keeps a Beta sample this far inside (0, 1), so that the stored float32 action is
@@ -112,12 +112,12 @@ def decisions_per_second(scalars_csv: Path) -> float:
 
 
 def resolve_precision(args: argparse.Namespace) -> None:
-    """The recipe's `--precision auto`, resolved once for every side of the run (train.py times
-    a minibatch both ways, as it does at the start of a run), so that ours and the anchors run
-    the same epochs."""
+    """The recipe's `--precision auto`, resolved once for every side of the run as train.py
+    resolves it at the start of a run, so that ours and the anchors run the same epochs."""
     if args.precision == "auto":
         obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
-        args.precision, _ = pick_precision(train.BetaAgent(args), obs_shape, args.minibatch_size)
+        agent = train.BetaAgent(args)
+        args.precision, _, _ = auto_precision(agent, obs_shape, args.minibatch_size)
 
 
 def train_py_rate(examples: Path, updates: int, options: tuple[str, ...] = ()) -> float:

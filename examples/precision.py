@@ -1,8 +1,9 @@
 """The PPO epochs' arithmetic: float32, or bfloat16 autocast where it is the faster of the two.
 
 bfloat16 halves the bytes and, on CPUs with native bfloat16 (AVX-512 BF16, AMX) and on recent
-GPUs, doubles the matmul rate; on other CPUs it is emulated and slower. `--precision auto` times
-both on the machine at hand instead of guessing from CPU flags."""
+GPUs, doubles the matmul rate; on other CPUs it is emulated and slower. `--precision auto` takes
+the precision from what the device says about itself, so that a seed trains the same way on a
+machine every time; only on CPUs whose flags it cannot read does it time both."""
 
 from __future__ import annotations
 
@@ -28,22 +29,57 @@ FP32_RECIPE: dict[str, object] = {
 NATIVE_BF16_FLAGS = ("avx512_bf16", "amx_bf16")
 
 
+def cpu_flags(cpuinfo: Path = Path("/proc/cpuinfo")) -> tuple[str, set[str]] | None:
+    """The CPU's vendor and flags from `cpuinfo`, or None where it has no x86 flags line (no
+    /proc/cpuinfo, or an ARM one: its flags say nothing about AVX-512 or AMX)."""
+    try:
+        lines = cpuinfo.read_text().splitlines()
+    except OSError:
+        return None
+    fields: dict[str, str] = {}
+    for line in lines:
+        key, _, value = line.partition(":")
+        fields.setdefault(key.strip(), value.strip())
+    flags = set(fields.get("flags", "").split())
+    if "avx2" not in flags and "sse2" not in flags:
+        return None
+    return fields.get("vendor_id", ""), flags
+
+
 def native_bf16(device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")) -> bool | None:
     """Whether `device` runs bfloat16 natively: True, False, or None where it cannot tell (a
     CPU without /proc/cpuinfo, or not x86). Without it autocast emulates bfloat16, many times
     slower than float32 (docs/training.md)."""
     if device.type == "cuda":
-        return torch.cuda.is_bf16_supported()
-    try:
-        flags_line = next(
-            line for line in cpuinfo.read_text().splitlines() if line.startswith("flags")
-        )
-    except (OSError, StopIteration):
+        return torch.cuda.is_bf16_supported(including_emulation=False)
+    cpu = cpu_flags(cpuinfo)
+    if cpu is None:
         return None
-    flags = set(flags_line.split(":", 1)[1].split())
-    if "avx2" not in flags and "sse2" not in flags:
-        return None  # not an x86 CPU: its flags say nothing about bfloat16
-    return any(flag in flags for flag in NATIVE_BF16_FLAGS)
+    return any(flag in cpu[1] for flag in NATIVE_BF16_FLAGS)
+
+
+def flag_precision(
+    device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")
+) -> tuple[str, str] | None:
+    """`--precision auto`'s choice from what the device says about itself, with the reason;
+    None where it cannot tell (then the two are timed). The rule follows the CPUs measured in
+    docs/training.md: AMX (Intel Xeon) and AVX-512 BF16 on AMD EPYC made an update faster in
+    bfloat16; AVX-512 BF16 on an Intel Xeon without AMX made it slower; without either,
+    autocast emulates bfloat16 and an update took 16 times as long."""
+    if device.type == "cuda":
+        if native_bf16(device):
+            return "bf16", "the GPU runs bfloat16 natively"
+        return "fp32", "the GPU only emulates bfloat16"
+    if device.type != "cpu" or (cpu := cpu_flags(cpuinfo)) is None:
+        return None
+    vendor, flags = cpu
+    if "amx_bf16" in flags:
+        return "bf16", "the CPU has AMX"
+    if "avx512_bf16" in flags:
+        if vendor == "AuthenticAMD":
+            return "bf16", "the CPU has AVX-512 BF16 (AMD)"
+        return "fp32", "AVX-512 BF16 without AMX made an Intel Xeon's update slower"
+    return "fp32", "the CPU has no native bfloat16 (autocast would emulate it)"
 
 
 def bf16_warning(device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
@@ -52,7 +88,7 @@ def bf16_warning(device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")) ->
         return None
     return (
         "warning: --precision bf16 on a CPU without native bfloat16 (no AVX-512 BF16 or AMX): "
-        "autocast emulates it, many times slower than fp32; --precision auto times both"
+        "autocast emulates it, many times slower than fp32; --precision auto takes fp32 here"
     )
 
 
@@ -124,14 +160,32 @@ def pick_precision(
     return ("bf16" if medians["bf16"] < 0.9 * medians["fp32"] else "fp32"), medians
 
 
-def precision_line(chosen: str, seconds: dict[str, float]) -> str:
-    """What `--precision auto` prints about its choice."""
+def auto_precision(
+    agent,
+    obs_shape: tuple[int, ...],
+    minibatch_size: int,
+    cpuinfo: Path = Path("/proc/cpuinfo"),
+) -> tuple[str, str, dict[str, float] | None]:
+    """`--precision auto`: the precision, the reason, and the timed medians (None unless
+    timed). The device's own flags decide where they can (`flag_precision`): a choice that
+    followed a timing would flip with the machine's load, and a seed would train two ways."""
+    device = next(agent.parameters()).device
+    if (decided := flag_precision(device, cpuinfo)) is not None:
+        return (*decided, None)
+    chosen, seconds = pick_precision(agent, obs_shape, minibatch_size)
     if not seconds:
-        return f"precision: {chosen} (bf16 has no kernels on this device)"
+        return chosen, "bf16 has no kernels on this device", seconds
     return (
-        f"precision: {chosen} (a minibatch's forward and backward passes: "
-        f"{seconds['bf16'] * 1e3:.0f} ms in bf16, {seconds['fp32'] * 1e3:.0f} ms in fp32)"
+        chosen,
+        f"timed, as the CPU's flags say nothing: a minibatch's forward and backward passes "
+        f"took {seconds['bf16'] * 1e3:.0f} ms in bf16, {seconds['fp32'] * 1e3:.0f} ms in fp32",
+        seconds,
     )
+
+
+def precision_line(chosen: str, reason: str) -> str:
+    """What `--precision auto` prints about its choice."""
+    return f"precision: {chosen} ({reason})"
 
 
 def fp32_recipe_line(changes: dict[str, object]) -> str:

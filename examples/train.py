@@ -64,10 +64,10 @@ from ppo_carracing import (  # noqa: E402
 )
 from precision import (  # noqa: E402
     PRECISIONS,
+    auto_precision,
     bf16_warning,
     fp32_recipe_line,
     given_options,
-    pick_precision,
     precision_line,
     use_fp32_recipe,
 )
@@ -200,9 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
         choices=PRECISIONS,
         default="auto",
         help="the PPO epochs' forward and backward passes: float32, or bfloat16 autocast (weights, "
-        "Adam and the losses stay float32; acting and the export stay float32); auto: bf16 when a "
-        "minibatch runs faster in it on this machine (timed at the start), else fp32 (on a CPU "
-        "with recipe 6's --max-minutes, --total-decisions, --gamma and --overlap where not given)",
+        "Adam and the losses stay float32; acting and the export stay float32); auto: bf16 where "
+        "the device runs it natively and faster (a GPU; a CPU with AMX, or AMD's AVX-512 BF16), "
+        "else fp32 (on a CPU with recipe 6's --max-minutes, --total-decisions, --gamma and "
+        "--overlap where not given)",
     )
     ppo.add_argument(
         "--infer-threads",
@@ -428,11 +429,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         device = torch.device(args.device)
     print(f"device: {device}", flush=True)
     learner = BetaAgent(args).to(device)
-    precision_seconds = None
+    precision_seconds = precision_reason = None
     if args.precision == "auto":
         obs_shape = (args.stack_num, 96, 96) + (() if args.grayscale else (3,))
-        args.precision, precision_seconds = pick_precision(learner, obs_shape, args.minibatch_size)
-        print(precision_line(args.precision, precision_seconds), flush=True)
+        args.precision, precision_reason, precision_seconds = auto_precision(
+            learner, obs_shape, args.minibatch_size
+        )
+        print(precision_line(args.precision, precision_reason), flush=True)
         if args.precision == "fp32" and device.type == "cpu":
             # Recipe 10's minutes were validated with bfloat16 epochs only.
             changes = use_fp32_recipe(args, given_options(build_parser(), argv))
@@ -575,7 +578,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "env_steps": decisions * args.frame_skip,
         "updates": len(rows),
         "selection": selection,
-        # --precision auto's timing; options.precision is what it chose.
+        # Why --precision auto chose options.precision, and its timing where it timed.
+        "precision_reason": precision_reason,
         "precision_seconds": precision_seconds,
         **evaluate_policy(policy_path, args),
         "versions": run_log.versions(),

@@ -190,7 +190,7 @@ def test_every_lever_changes_a_real_option_and_times_both_phases(bench):
 def test_every_side_trains_in_the_precision_auto_chose(bench, monkeypatch):
     """--precision auto is resolved once, for ours (passed to train.py) and for the anchors'
     PPO (its epochs under autocast heads); the learner before stays float32."""
-    monkeypatch.setattr(bench, "pick_precision", lambda *a, **k: ("bf16", {}))
+    monkeypatch.setattr(bench, "auto_precision", lambda *a, **k: ("bf16", "native", None))
     args = argparse.Namespace(**{**vars(bench.RECIPE), "precision": "auto"})
     bench.resolve_precision(args)
     assert args.precision == "bf16"

@@ -109,12 +109,15 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
     record = json.loads((out / "run.json").read_text())
-    # --precision auto timed both precisions, said which it took, and records both.
-    chosen = record["options"]["precision"]
-    assert chosen in ("fp32", "bf16")
-    assert set(record["precision_seconds"]) == {"fp32", "bf16"}
-    assert all(0 < s < 10 for s in record["precision_seconds"].values())
-    assert f"precision: {chosen} (a minibatch's forward and backward passes:" in run.stdout
+    precision = load("precision")
+    # --precision auto took what this machine's flags say, said why, and records it.
+    chosen, reason = record["options"]["precision"], record["precision_reason"]
+    flags = precision.flag_precision(torch.device("cpu"))
+    if flags is None:  # a CPU whose flags say nothing: timed
+        assert set(record["precision_seconds"]) == {"fp32", "bf16"}
+    else:
+        assert (chosen, reason, record["precision_seconds"]) == (*flags, None)
+    assert f"precision: {chosen} ({reason})" in run.stdout
     for key in ("seed", "wall_clock_s", "decisions", "env_steps", "evaluation", "versions",
                 "cpu_model", "device"):  # fmt: skip
         assert key in record, key
@@ -626,6 +629,49 @@ def test_auto_precision_times_a_copy_and_leaves_the_learner_and_its_random_strea
 
 
 @pytest.mark.parametrize(
+    ("vendor", "flags", "expected"),
+    [
+        ("GenuineIntel", "sse2 avx2 avx512f avx512_bf16 amx_tile amx_bf16", "bf16"),
+        ("AuthenticAMD", "sse2 avx2 avx512f avx512_bf16", "bf16"),
+        ("GenuineIntel", "sse2 avx2 avx512f avx512_bf16", "fp32"),  # the Xeon bf16 slowed
+        ("AuthenticAMD", "sse2 avx avx2 fma f16c", "fp32"),  # emulated: an update 16x slower
+    ],
+)
+def test_auto_precision_follows_the_cpu_flags_without_timing(
+    tmp_path, monkeypatch, vendor, flags, expected
+):
+    """Where the CPU's flags tell, --precision auto takes its choice from them and times
+    nothing: a timed choice flips with the machine's load, and one seed would train two ways."""
+    train, precision = load("train"), load("precision")
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(f"processor\t: 0\nvendor_id\t: {vendor}\nflags\t\t: {flags}\n")
+
+    def no_timing(*args, **kwargs):
+        raise AssertionError("timed where the flags tell")
+
+    monkeypatch.setattr(precision, "pick_precision", no_timing)
+    agent = train.BetaAgent(train.parse_args([]))
+    chosen, reason, seconds = precision.auto_precision(agent, (2, 96, 96), 4, cpuinfo)
+    assert (chosen, seconds) == (expected, None)
+    assert reason and "timed" not in reason
+
+
+def test_auto_precision_times_both_where_the_flags_say_nothing(tmp_path, monkeypatch):
+    """An ARM /proc/cpuinfo (no x86 flags line): the two precisions are timed, and the reason
+    says so with both times."""
+    train, precision = load("train"), load("precision")
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nFeatures\t: fp asimd bf16\n")
+    monkeypatch.setattr(
+        precision, "pick_precision", lambda *a, **k: ("bf16", {"fp32": 0.03, "bf16": 0.02})
+    )
+    agent = train.BetaAgent(train.parse_args([]))
+    chosen, reason, seconds = precision.auto_precision(agent, (2, 96, 96), 4, cpuinfo)
+    assert (chosen, seconds) == ("bf16", {"fp32": 0.03, "bf16": 0.02})
+    assert reason.startswith("timed") and "20 ms in bf16, 30 ms in fp32" in reason
+
+
+@pytest.mark.parametrize(
     ("fp32_s", "bf16_s", "expected"),
     [(0.030, 0.020, "bf16"), (0.030, 0.028, "fp32"), (0.020, 0.030, "fp32")],
 )
@@ -663,8 +709,11 @@ def test_auto_precision_keeps_fp32_where_bf16_has_no_kernels(monkeypatch):
     chosen, seconds = precision.pick_precision(agent, (2, 96, 96), minibatch_size=4, trials=1)
     assert chosen == "fp32"
     assert seconds == {}  # nothing timed: no NaN reaches run.json
-    assert precision.precision_line(chosen, seconds) == (
-        "precision: fp32 (bf16 has no kernels on this device)"
+    monkeypatch.setattr(precision, "flag_precision", lambda *a: None)
+    assert precision.auto_precision(agent, (2, 96, 96), 4) == (
+        "fp32",
+        "bf16 has no kernels on this device",
+        {},
     )
 
 
@@ -691,7 +740,7 @@ def test_native_bf16_reads_the_cpu_flags_and_warns_only_where_bf16_is_emulated(
     warning = precision.bf16_warning(cpu, cpuinfo)
     assert (warning is not None) == (native is False)
     if warning:
-        assert "--precision auto" in warning
+        assert "--precision auto takes fp32" in warning
     assert precision.native_bf16(cpu, tmp_path / "missing") is None
 
 
@@ -723,7 +772,7 @@ def test_a_run_that_auto_puts_on_fp32_trains_recipe_6_and_says_so(tmp_path, monk
     """main(): where --precision auto keeps float32 on a CPU, the run takes recipe 6's discount
     and overlap (left free here) and keeps the budget it was given; run.json records them."""
     train = load("train")
-    monkeypatch.setattr(train, "pick_precision", lambda *a, **k: ("fp32", {}))
+    monkeypatch.setattr(train, "auto_precision", lambda *a, **k: ("fp32", "no bf16 here", None))
     record = train.main(
         ["--seed", "5", "--out", str(tmp_path / "run"), "--total-decisions", "256",
          "--max-minutes", "0", "--n-games", "4", "--collect-size", "128", "--epochs", "1",
