@@ -77,9 +77,9 @@ def flag_precision(
         return "bf16", "the CPU has AMX"
     if "avx512_bf16" in flags:
         if vendor == "AuthenticAMD":
-            return "bf16", "the CPU has AVX-512 BF16 (AMD)"
+            return "bf16", "an AMD CPU with AVX-512 BF16"
         return "fp32", "AVX-512 BF16 without AMX made an Intel Xeon's update slower"
-    return "fp32", "the CPU has no native bfloat16 (autocast would emulate it)"
+    return "fp32", "the CPU has no native bfloat16: autocast would emulate it"
 
 
 def bf16_warning(device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")) -> str | None:
