@@ -7,11 +7,17 @@ Loops (each trial runs them in turn, in a fresh order, after a warm-up):
 - `policy alone`: the Nature CNN on a fixed `(envs, 96, 96, 3)` batch (the ceiling);
 - `env alone`: `step` with fixed actions, the env's default threads;
 - `sync loop`: obs -> policy -> clip -> `step`, with the time of each phase;
-- `async loop`: `recv` -> policy -> `send` on `2 x envs` sub-envs, batch `envs`.
+- `async loop`: `recv` -> policy -> `send` on `2 x envs` sub-envs, batch `envs`;
+- `env alone, caller only` and `sync loop, caller only`: the same with `num_threads=1`, where
+  the calling thread steps every sub-env and no helper takes part;
+- `env alone, caller only, caches flushed`: that step after a 16 MB write on the caller, which
+  leaves the step's data out of the caches as a forward pass does, with no other thread running.
 
 The serial bound of the sync loop is `t_policy / (t_policy + t_step)` from the loops alone: what
 a loop that overlaps nothing can reach. The table compares it with what the loop does, and
-splits the loop's iteration into its phases, so the difference has names.
+splits the loop's iteration into its phases, so the difference has names: the step stepped by
+the caller alone, hot and after the policy, separates what the policy costs the step itself
+(its data evicted) from what it costs the helpers (a core held by PyTorch's workers).
 """
 
 from __future__ import annotations
@@ -30,9 +36,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reinfors_gym.benchmarks.harness import print_machine_info  # noqa: E402
+from reinfors_gym.benchmarks.provenance import machine_info  # noqa: E402
 from reinfors_gym.benchmarks.systems import _nature_cnn_agent  # noqa: E402
 from reinfors_gym.car_racing import continuous_action_space  # noqa: E402
 
+#: Bytes written before each step of the flushed loop: more than this machine's L2 and the
+#: Nature CNN's weights and activations together.
+FLUSH_BYTES = 16 << 20
 ACTION_BOX = continuous_action_space()
 LOW, HIGH = ACTION_BOX.low, ACTION_BOX.high
 
@@ -50,14 +60,18 @@ def policy_alone(act, envs: int, iters: int) -> dict[str, float]:
     return {"policy_ms": 1e3 * statistics.median(times), "cores_busy": cores_busy}
 
 
-def env_alone(envs: int, iters: int) -> dict[str, float]:
+def env_alone(
+    envs: int, iters: int, threads: int | None = None, flush: bool = False
+) -> dict[str, float]:
     import reinfors_gym
 
-    env = reinfors_gym.CarRacingVectorEnv(envs)
+    env = reinfors_gym.CarRacingVectorEnv(envs, **threads_option(threads))
     env.reset(seed=0)
     a = np.tile([0.0, 0.3, 0.0], (envs, 1))
+    scratch = np.zeros(FLUSH_BYTES if flush else 0, dtype=np.uint8)
     times = []
     for _ in range(iters):
+        scratch += 1  # nothing without `flush`
         t = time.perf_counter()
         env.step(a)
         times.append(time.perf_counter() - t)
@@ -84,10 +98,15 @@ class Phases:
         return out
 
 
-def sync_loop(act, envs: int, iters: int) -> dict[str, float]:
+def threads_option(threads: int | None) -> dict[str, int]:
+    """The env's `num_threads`, or its default."""
+    return {} if threads is None else {"num_threads": threads}
+
+
+def sync_loop(act, envs: int, iters: int, threads: int | None = None) -> dict[str, float]:
     import reinfors_gym
 
-    env = reinfors_gym.CarRacingVectorEnv(envs)
+    env = reinfors_gym.CarRacingVectorEnv(envs, **threads_option(threads))
     obs, _ = env.reset(seed=0)
     start = time.perf_counter()
     phases = Phases()
@@ -145,6 +164,25 @@ def step_async_split(envs: int, iters: int) -> dict[str, float]:
     return {k: 1e3 * statistics.median(v) for k, v in split.items()}
 
 
+def step_excess(med: dict[str, dict[str, float]]) -> dict[str, float]:
+    """The sync loop's step beside the step alone (the serial bound's), and the two parts of
+    the difference: the caller's own step slowed after the policy (no helper involved), and
+    the helpers' saving lost in the loop."""
+    caller_alone = med["env alone, caller only"]["step_ms"]
+    caller_after_policy = med["sync loop, caller only"]["step_ms"]
+    alone, in_loop = med["env alone"]["step_ms"], med["sync loop"]["step_ms"]
+    return {
+        "alone_ms": alone,
+        "in_loop_ms": in_loop,
+        "caller_alone_ms": caller_alone,
+        "flush_mb": FLUSH_BYTES >> 20,
+        "caller_flushed_ms": med["env alone, caller only, caches flushed"]["step_ms"],
+        "caller_after_policy_ms": caller_after_policy,
+        "helpers_save_alone_ms": caller_alone - alone,
+        "helpers_save_in_loop_ms": caller_after_policy - in_loop,
+    }
+
+
 def main() -> None:
     p = argparse.ArgumentParser(
         description=__doc__.splitlines()[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
@@ -164,6 +202,11 @@ def main() -> None:
         "sync loop": lambda: sync_loop(act, args.envs, args.iters),
         "async loop": lambda: async_loop(act, args.envs, args.iters),
         "step_async, 64 envs": lambda: step_async_split(64, args.iters // 4),
+        "env alone, caller only": lambda: env_alone(args.envs, args.iters, threads=1),
+        "env alone, caller only, caches flushed": lambda: env_alone(
+            args.envs, args.iters, threads=1, flush=True
+        ),
+        "sync loop, caller only": lambda: sync_loop(act, args.envs, args.iters, threads=1),
     }
     for fn in loops.values():  # warm-up, discarded
         fn()
@@ -180,6 +223,7 @@ def main() -> None:
     t_step = med["env alone"]["step_ms"]
     ceiling = 1e3 * args.envs / t_policy
     summary = {
+        "machine": machine_info(),
         "envs": args.envs,
         "trials": args.trials,
         "ceiling_steps_per_s": ceiling,
@@ -188,6 +232,7 @@ def main() -> None:
         "async_of_ceiling": med["async loop"]["steps_per_s"] / ceiling,
         "step_async_of_step_64": med["step_async, 64 envs"]["step_async_ms"]
         / med["step_async, 64 envs"]["step_ms"],
+        "step_excess": step_excess(med),
         "loops": med,
     }
     print(
@@ -202,6 +247,14 @@ def main() -> None:
             f"{name}: {m['steps_per_s']:,.0f} steps/s = {m['steps_per_s'] / ceiling:.3f} of "
             f"the ceiling; per iteration {phases}"
         )
+    x = summary["step_excess"]
+    print(
+        f"the step in the sync loop: {x['in_loop_ms']:.3f} ms against {x['alone_ms']:.3f} alone; "
+        f"the caller stepping alone: {x['caller_after_policy_ms'] - x['caller_alone_ms']:+.3f} ms "
+        f"after the policy ({x['caller_flushed_ms'] - x['caller_alone_ms']:+.3f} after a "
+        f"{FLUSH_BYTES >> 20} MB write); the helpers save {x['helpers_save_alone_ms']:.3f} ms "
+        f"alone and {x['helpers_save_in_loop_ms']:.3f} ms in the loop"
+    )
     m = med["step_async, 64 envs"]
     print(
         f"64 envs: step {m['step_ms']:.3f} ms; step_async returns in {m['step_async_ms']:.3f} ms "

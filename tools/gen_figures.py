@@ -178,23 +178,36 @@ def loop_profile(p: dict[str, Any]) -> str:
     alone, env = loops["policy alone"], loops["env alone"]
     sync, asy = loops["sync loop"], loops["async loop"]
     split = loops["step_async, 64 envs"]
-    text = para(f"""`bench/profile_policy_loop.py` ({p["trials"]} interleaved trials, medians) times each
-phase. The policy alone takes {alone["policy_ms"]:.2f} ms per batch of {p["envs"]} and keeps
-{alone["cores_busy"]:.2f} of the 2 cores busy (PyTorch's OpenMP workers spin between kernels); the
-{p["envs"]}-env step alone takes {env["step_ms"]:.3f} ms, which bounds a serial loop at
+    x = p["step_excess"]
+    caller_slowed = x["caller_after_policy_ms"] - x["caller_alone_ms"]
+    text = para(f"""`bench/profile_policy_loop.py` ({p["trials"]} interleaved trials, medians; {p["machine"]["cpu"]},
+{p["machine"]["cores"]} cores) times each phase. The policy alone takes {alone["policy_ms"]:.2f} ms per batch of
+{p["envs"]} and keeps {alone["cores_busy"]:.2f} of the 2 cores busy (PyTorch's OpenMP workers spin between
+kernels); the {p["envs"]}-env step alone takes {env["step_ms"]:.3f} ms, which bounds a serial loop at
 {p["serial_bound"]:.0%} of the ceiling. In the loop the step takes {sync["step_ms"]:.3f} ms,
-{sync["step_ms"] / env["step_ms"]:.1f}× as long, as no core is idle for a helper while PyTorch's
-workers spin. The synchronous loop reaches {p["sync_of_ceiling"]:.0%} and the asynchronous one
-{p["async_of_ceiling"]:.0%}: with no idle core to step on, helpers stepping beside the policy slow
-its forward pass by more than they save, so the pacer leaves the stepping to `recv`, which steps
-the batch as a synchronous step would. The overlap pays where the policy leaves cores free (fewer torch threads than cores, or
-a GPU policy). `step_async` on 64 envs returns in {split["step_async_ms"]:.3f} ms,
-{p["step_async_of_step_64"]:.0%} of a {split["step_ms"]:.2f} ms step. (Phases are medians; an
-iteration is the mean wall time, which the slow outliers of a shared machine lift.)""")
+{sync["step_ms"] / env["step_ms"]:.1f}× as long, for two reasons that the same step with `num_threads=1`
+(the calling thread alone, no helper) tells apart. The caller's own stepping is slower after a
+forward pass: {x["caller_alone_ms"]:.3f} ms alone, {x["caller_after_policy_ms"]:.3f} ms in the loop
+({caller_slowed * 1e3:+.0f} µs); a {x["flush_mb"]} MB write before each step, which evicts the step's data
+from the caches with no other thread running, accounts for {(x["caller_flushed_ms"] - x["caller_alone_ms"]) * 1e3:+.0f} µs of
+that. And the helpers, which save {x["helpers_save_alone_ms"] * 1e3:.0f} µs of the step alone, save
+{x["helpers_save_in_loop_ms"] * 1e3:.0f} µs in the loop: no core is idle for them while PyTorch's workers spin.
+So a serial loop's bound, which adds the step alone and hot to the policy alone, is one no loop
+around this policy reaches here. The synchronous loop reaches {p["sync_of_ceiling"]:.0%} of the ceiling and the
+asynchronous one {p["async_of_ceiling"]:.0%}: with no idle core to step on, helpers stepping beside the
+policy slow its forward pass by more than they save, so the pacer leaves the stepping to `recv`,
+which steps the batch as a synchronous step would. The overlap pays where the policy leaves cores
+free (fewer torch threads than cores, or a GPU policy). `step_async` on 64 envs returns in
+{split["step_async_ms"]:.3f} ms, {p["step_async_of_step_64"]:.0%} of a {split["step_ms"]:.2f} ms step. (Phases are
+medians; an iteration is the mean wall time, which the slow outliers of a shared machine lift.)""")
     phases = ("policy_ms", "step_ms", "recv_ms", "send_ms", "iteration_ms")
     rows = [
         [name, *(f"{m[k]:.3f}" if k in m else "" for k in phases)]
-        for name, m in (("sync loop", sync), ("async loop", asy))
+        for name, m in (
+            ("sync loop", sync),
+            ("sync loop, num_threads=1", loops["sync loop, caller only"]),
+            ("async loop", asy),
+        )
     ]
     head = ["loop", "policy (ms)", "step (ms)", "recv (ms)", "send (ms)", "iteration (ms)"]
     return text + "\n\n" + table(head, rows)
