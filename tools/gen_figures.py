@@ -180,6 +180,8 @@ def loop_profile(p: dict[str, Any]) -> str:
     split = loops["step_async, 64 envs"]
     x = p["step_excess"]
     caller_slowed = x["caller_after_policy_ms"] - x["caller_alone_ms"]
+    in_loop_us = x["helpers_save_in_loop_ms"] * 1e3
+    saved_in_loop = f"{'save' if in_loop_us >= 0 else 'cost'} {abs(in_loop_us):.0f} µs"
     text = para(f"""`bench/profile_policy_loop.py` ({p["trials"]} interleaved trials, medians; {p["machine"]["cpu"]},
 {p["machine"]["cores"]} cores) times each phase. The policy alone takes {alone["policy_ms"]:.2f} ms per batch of
 {p["envs"]} and keeps {alone["cores_busy"]:.2f} of the 2 cores busy (PyTorch's OpenMP workers spin between
@@ -190,8 +192,7 @@ kernels); the {p["envs"]}-env step alone takes {env["step_ms"]:.3f} ms, which bo
 forward pass: {x["caller_alone_ms"]:.3f} ms alone, {x["caller_after_policy_ms"]:.3f} ms in the loop
 ({caller_slowed * 1e3:+.0f} µs); a {x["flush_mb"]} MB write before each step, which evicts the step's data
 from the caches with no other thread running, accounts for {(x["caller_flushed_ms"] - x["caller_alone_ms"]) * 1e3:+.0f} µs of
-that. And the helpers, which save {x["helpers_save_alone_ms"] * 1e3:.0f} µs of the step alone, save
-{x["helpers_save_in_loop_ms"] * 1e3:.0f} µs in the loop: no core is idle for them while PyTorch's workers spin.
+that. And the helpers, which save {x["helpers_save_alone_ms"] * 1e3:.0f} µs of the step alone, {saved_in_loop} in the loop: no core is idle for them while PyTorch's workers spin.
 So a serial loop's bound, which adds the step alone and hot to the policy alone, is one no loop
 around this policy reaches here. The synchronous loop reaches {p["sync_of_ceiling"]:.0%} of the ceiling and the
 asynchronous one {p["async_of_ceiling"]:.0%}: with no idle core to step on, helpers stepping beside the
