@@ -177,7 +177,7 @@ def auto_precision(
         return chosen, "bf16 has no kernels on this device", seconds
     return (
         chosen,
-        f"timed, as the CPU's flags say nothing: a minibatch's forward and backward passes "
+        f"timed, as the device's flags say nothing: a minibatch's forward and backward passes "
         f"took {seconds['bf16'] * 1e3:.0f} ms in bf16, {seconds['fp32'] * 1e3:.0f} ms in fp32",
         seconds,
     )
