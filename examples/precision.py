@@ -51,7 +51,10 @@ def native_bf16(device: torch.device, cpuinfo: Path = Path("/proc/cpuinfo")) -> 
     CPU without /proc/cpuinfo, or not x86). Without it autocast emulates bfloat16, many times
     slower than float32 (docs/training.md)."""
     if device.type == "cuda":
-        return torch.cuda.is_bf16_supported(including_emulation=False)
+        try:
+            return torch.cuda.is_bf16_supported(including_emulation=False)
+        except TypeError:  # an older torch, whose check has no such option
+            return torch.cuda.is_bf16_supported()
     cpu = cpu_flags(cpuinfo)
     if cpu is None:
         return None

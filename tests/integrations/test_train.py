@@ -744,6 +744,25 @@ def test_native_bf16_reads_the_cpu_flags_and_warns_only_where_bf16_is_emulated(
     assert precision.native_bf16(cpu, tmp_path / "missing") is None
 
 
+def test_a_gpu_counts_as_native_only_without_emulation(monkeypatch):
+    """On a GPU, bfloat16 is native only where torch says so with emulation left out (its
+    default counts emulated bfloat16); a torch whose check has no such option is asked plainly."""
+    precision = load("precision")
+    cuda = torch.device("cuda")
+    asked = []
+
+    def supported(including_emulation=True):
+        asked.append(including_emulation)
+        return including_emulation  # an older GPU: bfloat16 only emulated
+
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", supported)
+    assert precision.native_bf16(cuda) is False and asked == [False]
+    assert precision.flag_precision(cuda) == ("fp32", "the GPU only emulates bfloat16")
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda: True)
+    assert precision.native_bf16(cuda) is True
+    assert precision.flag_precision(cuda) == ("bf16", "the GPU runs bfloat16 natively")
+
+
 def test_a_cpu_run_put_on_fp32_takes_recipe_6_where_the_command_line_left_it_free():
     """--precision auto keeping float32 on a CPU: recipe 10's minutes were validated with
     bfloat16 only, so the options recipe 6 sets take recipe 6's values, except those given."""
