@@ -11,7 +11,8 @@ Loops (each trial runs them in turn, in a fresh order, after a warm-up):
 - `env alone, caller only` and `sync loop, caller only`: the same with `num_threads=1`, where
   the calling thread steps every sub-env and no helper takes part;
 - `env alone, caller only, caches flushed`: that step after a 16 MB write on the caller, which
-  leaves the step's data out of the caches as a forward pass does, with no other thread running.
+  evicts the step's data from the caches (as a forward pass also may), with no other thread
+  running.
 
 The serial bound of the sync loop is `t_policy / (t_policy + t_step)` from the loops alone: what
 a loop that overlaps nothing can reach. The table compares it with what the loop does, and

@@ -200,10 +200,10 @@ def build_parser() -> argparse.ArgumentParser:
         choices=PRECISIONS,
         default="auto",
         help="the PPO epochs' forward and backward passes: float32, or bfloat16 autocast (weights, "
-        "Adam and the losses stay float32; acting and the export stay float32); auto: bf16 where "
-        "the device runs it natively and faster (a GPU; a CPU with AMX, or AMD's AVX-512 BF16), "
-        "else fp32 (on a CPU with recipe 6's --max-minutes, --total-decisions, --gamma and "
-        "--overlap where not given)",
+        "Adam and the losses stay float32; acting and the export stay float32); auto: bf16 on a "
+        "CPU where it measured faster (AMX, or AMD's AVX-512 BF16) and on a GPU that runs it "
+        "natively, else fp32 (on a CPU with recipe 6's --max-minutes, --total-decisions, "
+        "--gamma and --overlap where not given)",
     )
     ppo.add_argument(
         "--infer-threads",
