@@ -17,6 +17,8 @@ Each side's `--sides` name is in parentheses.
 - **reinfors-gym** (`reinfors-gym`): `examples/train.py` itself in a subprocess, evaluation
   skipped, on the CPU as the anchors; the collector runs the games and the actor on 2 threads
   while the main thread trains. This is the recipe as shipped.
+- **reinfors-gym, glibc's adaptive allocator** (`reinfors-gym-adaptive`): the same with
+  `--no-keep-freed-memory`, so that one run shows what keeping freed memory gives end to end.
 - **Gymnasium** (`gymnasium`): `AsyncVectorEnv` over 16 `CarRacing-v3` (one process each),
   each wrapped as `examples/evaluate.py`'s `make_env` wraps it (its action repeat, Gymnasium's
   `GrayscaleObservation` and `FrameStackObservation`), with the same-step autoreset: what a
@@ -83,6 +85,7 @@ except ImportError:
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 sys.path.insert(0, str(EXAMPLES))
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # anchor_games.py
+import allocator  # noqa: E402
 import train  # noqa: E402
 from anchor_games import EnvPoolGames, Games, GymnasiumGames, NoGames, Transition  # noqa: E402
 from gae import gae, next_values  # noqa: E402
@@ -143,6 +146,12 @@ def train_py_rate(examples: Path, updates: int, options: tuple[str, ...] = ()) -
 
 def ours(updates: int) -> float:
     return train_py_rate(EXAMPLES, updates, ("--precision", RECIPE.precision))
+
+
+def ours_adaptive_allocator(updates: int) -> float:
+    """train.py with glibc's adaptive thresholds (`--no-keep-freed-memory`)."""
+    options = ("--precision", RECIPE.precision, "--no-keep-freed-memory")
+    return train_py_rate(EXAMPLES, updates, options)
 
 
 #: The last commit before the learner's rework (issue 37): its examples/ run the recipe of the
@@ -293,30 +302,54 @@ class Side(NamedTuple):
     measure: Callable[[int], float]  # updates -> decisions/s
 
 
-def gymnasium_async(updates: int) -> float:
-    return synchronous_ppo(GymnasiumGames, updates)
+#: The loops this file runs itself, and whether each keeps freed memory as train.py does by
+#: default (`--keep-freed-memory`): today's learner does, the learner before did not.
+LOOPS: dict[str, tuple[Callable[[int], float], bool]] = {
+    "gymnasium": (lambda updates: synchronous_ppo(GymnasiumGames, updates), True),
+    "envpool": (lambda updates: synchronous_ppo(EnvPoolGames, updates), True),
+    "policy-alone": (lambda updates: synchronous_ppo(NoGames, updates), True),
+    "policy-alone-before": (
+        lambda updates: synchronous_ppo(NoGames, updates, FramesEachMinibatch),
+        False,
+    ),
+}
 
 
-def envpool_sync(updates: int) -> float:
-    return synchronous_ppo(EnvPoolGames, updates)
+def in_fresh_process(loop: str) -> Callable[[int], float]:
+    """`LOOPS[loop]` measured in a new process (`--measure`): the allocator's settings hold for
+    a whole process, so each loop gets its own, as train.py's subprocess gets its."""
+
+    def measure(updates: int) -> float:
+        cmd = [sys.executable, __file__, "--measure", loop, "--updates", str(updates)]
+        cmd += ["--precision", RECIPE.precision]  # resolved once, in the parent
+        done = subprocess.run(cmd, capture_output=True, text=True)
+        if done.returncode != 0:
+            sys.exit(f"the {loop} loop failed ({done.returncode}):\n{done.stderr[-4000:]}")
+        return float(done.stdout.split()[-1])
+
+    return measure
 
 
-def policy_alone(updates: int) -> float:
-    return synchronous_ppo(NoGames, updates)
-
-
-def policy_alone_before(updates: int) -> float:
-    return synchronous_ppo(NoGames, updates, FramesEachMinibatch)
+def measure_here(loop: str, updates: int, precision: str) -> float:
+    """One measurement of `LOOPS[loop]` in this process, set up as train.py sets up its own."""
+    run, keeps_freed_memory = LOOPS[loop]
+    if keeps_freed_memory:
+        print(allocator.keep_freed_memory(), file=sys.stderr)
+    RECIPE.precision = precision
+    return run(updates)
 
 
 OURS = "reinfors-gym"
 SIDES = {
     OURS: Side("reinfors-gym collect_stream", ours),
     "reinfors-gym-before": Side("the same, the learner before", ours_before),
-    "gymnasium": Side("Gymnasium AsyncVectorEnv", gymnasium_async),
-    "envpool": Side("EnvPool CarRacing-v3 (sync)", envpool_sync),
-    "policy-alone": Side("the policy alone, no env (sync)", policy_alone),
-    "policy-alone-before": Side("the policy alone, the learner before", policy_alone_before),
+    "reinfors-gym-adaptive": Side("the same, glibc's adaptive allocator", ours_adaptive_allocator),
+    "gymnasium": Side("Gymnasium AsyncVectorEnv", in_fresh_process("gymnasium")),
+    "envpool": Side("EnvPool CarRacing-v3 (sync)", in_fresh_process("envpool")),
+    "policy-alone": Side("the policy alone, no env (sync)", in_fresh_process("policy-alone")),
+    "policy-alone-before": Side(
+        "the policy alone, the learner before", in_fresh_process("policy-alone-before")
+    ),
 }
 
 
@@ -368,6 +401,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--sides", default=",".join(SIDES), help=f"comma list of: {', '.join(SIDES)}")
     p.add_argument("--decisions", type=int, help="project the wall-clock for this many")
     p.add_argument("--json", type=Path, help="also write the results here")
+    # in_fresh_process's child: the loop to measure, with the parent's resolved precision.
+    p.add_argument("--measure", choices=LOOPS, help=argparse.SUPPRESS)
+    p.add_argument("--precision", default="auto", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.updates < 2:
         p.error("--updates must be at least 2 (the first is a warm-up)")
@@ -375,7 +411,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     unknown = sorted(set(args.sides) - set(SIDES))
     if unknown or not args.sides:
         p.error(f"--sides: unknown {unknown}; choose from {', '.join(SIDES)}")
-    if "envpool" in args.sides:
+    if "envpool" in args.sides and not args.measure:
         try:
             import envpool  # noqa: F401
         except ImportError:
@@ -433,6 +469,9 @@ def ratios_to_anchors(medians: dict[str, float]) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
+    if args.measure:
+        print(measure_here(args.measure, args.updates, args.precision))
+        return
     info = machine_info()
     harness.print_machine_info(info)
     resolve_precision(RECIPE)

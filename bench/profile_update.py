@@ -5,12 +5,18 @@ preprocessed once per batch.
 
     python bench/profile_update.py [--trials 5] [--json docs/training_profile.json]
     python bench/profile_update.py --levers [--trials 5] [--json docs/training_levers.json]
+    python bench/profile_update.py --allocator [--trials 5] [--json docs/training_allocator.json]
 
 With `--levers` it times, for the recipe and for each lever that changes it (`LEVERS`: the
 network's input size, the first convolution's stride, bfloat16 autocast for the PPO epochs,
 larger minibatches), one whole update and the 128 forward passes that act for it, interleaved
 the same way, and gives each lever's rate beside the recipe's: the learner's own decisions/s,
 with no env.
+
+With `--allocator` it times the recipe's update and acting (in the precision `--precision auto`
+picks here) in a fresh process per measurement, with glibc's thresholds fixed as train.py's
+`--keep-freed-memory` fixes them and with glibc's adaptive defaults, interleaved, and counts
+each one's page faults and system time (`getrusage`).
 
 Each trial runs, for each learner in turn (a fresh order each trial), one update on a batch of
 the recipe's size (2,048 decisions of 2 stacked 96x96 grayscale frames, random pixels, 4 epochs
@@ -24,6 +30,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -35,6 +43,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "examples"))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import allocator  # noqa: E402
 import bench_training  # noqa: E402
 import train  # noqa: E402
 from ppo_carracing import PhaseClock, ppo_update  # noqa: E402
@@ -145,16 +154,84 @@ def profile_levers(trials: int, json_path: Path | None, info: dict) -> None:
         json_path.write_text(json.dumps(record, indent=1) + "\n")
 
 
+#: `--allocator`'s two sides: whether the process keeps freed memory (train.py's default).
+ALLOCATORS = {"glibc's adaptive thresholds": False, "--keep-freed-memory": True}
+
+
+def allocator_child(keep: bool) -> dict[str, float]:
+    """One update and its acting after a warm-up update, in this process, with or without
+    `--keep-freed-memory`: their seconds, page faults and system seconds."""
+    if keep:
+        allocator.keep_freed_memory()
+    bench_training.resolve_precision(bench_training.RECIPE)
+    batch = Batch(bench_training.RECIPE.collect_size)
+    args, agent, optimizer, rng = fresh_learner(train.BetaAgent, {})
+    heads = autocast_heads(agent.heads, torch.device("cpu")) if args.precision == "bf16" else None
+    ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    start = time.perf_counter()
+    ppo_update(agent, optimizer, batch, args, rng, heads)
+    update = time.perf_counter() - start
+    acting = acting_seconds(agent, batch, args)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    return {
+        "update_s": update,
+        "acting_s": acting,
+        "page_faults": after.ru_minflt - before.ru_minflt,
+        "system_s": after.ru_stime - before.ru_stime,
+        "precision": args.precision,
+    }
+
+
+def profile_allocators(trials: int, json_path: Path | None, info: dict) -> None:
+    """`--allocator`: `ALLOCATORS`' sides, each measurement in a fresh process, interleaved."""
+    runs: dict[str, list[dict]] = {name: [] for name in ALLOCATORS}
+    for trial in range(trials):
+        order = list(ALLOCATORS) if trial % 2 == 0 else list(ALLOCATORS)[::-1]
+        for name in order:
+            cmd = [sys.executable, __file__, "--allocator-child", str(int(ALLOCATORS[name]))]
+            done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+            runs[name].append(json.loads(done.stdout.splitlines()[-1]))
+            r = runs[name][-1]
+            print(f"trial {trial + 1}/{trials}  {name}: update {r['update_s']:.2f} s, "
+                  f"{r['page_faults']:,} page faults", flush=True)  # fmt: skip
+    decisions = bench_training.RECIPE.collect_size
+    medians = {
+        name: {
+            key: float(np.median([r[key] for r in rs]))
+            for key in ("update_s", "acting_s", "page_faults", "system_s")
+        }
+        for name, rs in runs.items()
+    }
+    print(f"\n{'allocator':32s} {'update':>8s} {'acting':>8s} {'faults':>10s} {'dec/s':>7s}")
+    for name, m in medians.items():
+        m["decisions_per_s"] = decisions / (m["update_s"] + m["acting_s"])
+        print(f"{name:32s} {m['update_s']:8.3f} {m['acting_s']:8.3f} "
+              f"{m['page_faults']:10,.0f} {m['decisions_per_s']:7.0f}")  # fmt: skip
+    if json_path:
+        record = {"machine": info, "decisions": decisions, "precision": runs[name][0]["precision"],
+                  "trials": runs, "medians": medians}  # fmt: skip
+        json_path.write_text(json.dumps(record, indent=1) + "\n")
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--trials", type=int, default=3)
     p.add_argument("--json", type=Path, help="also write the results here")
     p.add_argument("--levers", action="store_true", help="time the levers instead (LEVERS)")
+    p.add_argument(
+        "--allocator", action="store_true", help="time --keep-freed-memory instead (ALLOCATORS)"
+    )
+    p.add_argument("--allocator-child", type=int, choices=(0, 1), help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.allocator_child is not None:
+        return print(json.dumps(allocator_child(bool(args.allocator_child))))
     info = bench_training.machine_info()
     print_machine_info(info)
     if args.levers:
         return profile_levers(args.trials, args.json, info)
+    if args.allocator:
+        return profile_allocators(args.trials, args.json, info)
     batch = Batch(bench_training.RECIPE.collect_size)
     trials: dict[str, list[dict[str, float]]] = {name: [] for name in LEARNERS}
     for trial in range(args.trials):

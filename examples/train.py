@@ -53,7 +53,8 @@ try:
 except ImportError:
     sys.exit("train.py needs PyTorch: pip install torch (see the Makefile's TORCH_PIP_ARGS)")
 
-import evaluate  # noqa: E402 - after the path and torch checks
+import allocator  # noqa: E402 - after the path and torch checks
+import evaluate  # noqa: E402
 import run_log  # noqa: E402
 from ppo_carracing import (  # noqa: E402
     add_ppo_arguments,
@@ -74,8 +75,7 @@ from precision import (  # noqa: E402
 from snapshot_selection import SnapshotSelector  # noqa: E402
 from train_evaluation import evaluate_finished_run, evaluate_policy  # noqa: E402
 
-# The env's action box, onto which the collector maps a Beta sample: steer [-1, 1], gas and
-# brake [0, 1].
+# The env's box, onto which the collector maps a Beta sample: steer [-1, 1], gas and brake [0, 1].
 ACTION_BOX = continuous_action_space()
 # The head's cap on each alpha and beta: well inside the collector's [1e-3, 1e6].
 MAX_CONCENTRATION = 1e4
@@ -195,6 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=False,
         help="torch.compile the network for the PPO epochs (needs a C++ compiler)",
     )
+    allocator.add_argument(ppo)
     ppo.add_argument(
         "--precision",
         choices=PRECISIONS,
@@ -420,6 +421,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.evaluate_only:
         return evaluate_finished_run(args)
     start = time.perf_counter()
+    allocator.apply(args)  # before the run's first tensors
     args.out.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.torch_threads)

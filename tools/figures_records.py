@@ -14,6 +14,10 @@ regions with the rest. The records read here:
 - docs/training_levers.json (`bench/profile_update.py --levers --json`): the learner's levers;
 - docs/training_levers_avx2.json (the same bench on an AVX2-only CPU): emulated bfloat16;
 - docs/training_levers_amx.json (the same bench on a Xeon with AMX): bfloat16 on AMX;
+- docs/training_allocator.json (`bench/profile_update.py --allocator --json`): an update with
+  and without `--keep-freed-memory`;
+- docs/training_allocator_e2e.json (`bench/bench_training.py --sides
+  reinfors-gym,reinfors-gym-adaptive --json`): train.py end to end, both ways;
 - docs/benchmarks.json, docs/parity_summary.json, docs/training_variants.json: single figures.
 """
 
@@ -39,6 +43,8 @@ SCENE_MAD = DOCS / "scene_mad.json"
 TRAINING_LEVERS = DOCS / "training_levers.json"
 TRAINING_LEVERS_AVX2 = DOCS / "training_levers_avx2.json"
 TRAINING_LEVERS_AMX = DOCS / "training_levers_amx.json"
+TRAINING_ALLOCATOR = DOCS / "training_allocator.json"
+TRAINING_ALLOCATOR_E2E = DOCS / "training_allocator_e2e.json"
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five"}
 
@@ -257,22 +263,54 @@ def scene_mad(d: dict[str, Any]) -> str:
     return f"{max(mads):.2f} (0–255 scale) on {len(mads)} test scenes"
 
 
-def training_levers(d: dict[str, Any]) -> str:
-    """Each lever's update and acting seconds and the learner's rate beside the recipe's."""
+def update_table(d: dict[str, Any], first: str, columns: list[tuple[str, str]]) -> str:
+    """A `profile_update.py` record's medians as a table: the first column's head (`{trials}` in
+    it is their count; the medians' names below it), then each (head, format of a median's
+    fields) column, and the machine."""
     trials = len(next(iter(d["trials"].values())))
-    lines = [
-        f"| the learner (median of {trials} trials) | one update | acting | decisions/s "
-        "| ÷ the recipe |",
-        "|---|---|---|---|---|",
-    ]
+    heads = [first.format(trials=trials)] + [head for head, _ in columns]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
     for name, m in d["medians"].items():
-        lines.append(
-            f"| {name} | {m['update_s']:.2f} s | {m['acting_s']:.2f} s "
-            f"| {m['decisions_per_s']:,.0f} | {m['over_recipe']:.2f}× |"
-        )
+        lines.append("| " + " | ".join([name] + [cell.format(**m) for _, cell in columns]) + " |")
     machine = d["machine"]
     lines += ["", f"Measured on {machine['cpu']} ({machine['cores']} cores), torch {torch_of(d)}."]
     return "\n".join(lines)
+
+
+def training_levers(d: dict[str, Any]) -> str:
+    """Each lever's update and acting seconds and the learner's rate beside the recipe's."""
+    return update_table(d, "the learner (median of {trials} trials)", [
+        ("one update", "{update_s:.2f} s"),
+        ("acting", "{acting_s:.2f} s"),
+        ("decisions/s", "{decisions_per_s:,.0f}"),
+        ("÷ the recipe", "{over_recipe:.2f}×"),
+    ])  # fmt: skip
+
+
+def training_allocator(d: dict[str, Any]) -> str:
+    """An update and its acting, their page faults and system time, with glibc's adaptive
+    thresholds and with `--keep-freed-memory`."""
+    return update_table(d, f"the allocator ({d['precision']} epochs, median of {{trials}} trials)", [
+        ("one update", "{update_s:.2f} s"),
+        ("acting", "{acting_s:.2f} s"),
+        ("page faults", "{page_faults:,.0f}"),
+        ("system time", "{system_s:.2f} s"),
+        ("decisions/s", "{decisions_per_s:,.0f}"),
+    ])  # fmt: skip
+
+
+def training_allocator_e2e(d: dict[str, Any]) -> str:
+    """train.py's decisions/s end to end with and without `--keep-freed-memory`."""
+    kept, adaptive = d["medians"]["reinfors-gym"], d["medians"]["reinfors-gym-adaptive"]
+    (lo_k, hi_k), (lo_a, hi_a) = d["ranges"]["reinfors-gym"], d["ranges"]["reinfors-gym-adaptive"]
+    return paragraph(
+        f"End to end, `train.py` made {kept:,.0f} decisions/s ({lo_k:,.0f}–{hi_k:,.0f}) with "
+        f"`--keep-freed-memory` and {adaptive:,.0f} ({lo_a:,.0f}–{hi_a:,.0f}) without it, "
+        f"{kept / adaptive:.2f}× (medians of {d['trials']} interleaved trials of "
+        f"{d['updates']} updates, {d['precision']} epochs, on {d['machine']['cpu']}, "
+        f"`bench/bench_training.py --sides reinfors-gym,reinfors-gym-adaptive`): more than the "
+        "update alone gains, as the collector's threads and the actor also allocate there."
+    )
 
 
 def update_seconds_bf16_fp32(d: dict[str, Any]) -> tuple[float, float]:
@@ -322,4 +360,6 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-levers": _record(training_levers, TRAINING_LEVERS),
     "bf16-emulated": _record(bf16_emulated, TRAINING_LEVERS_AVX2),
     "bf16-amx": _record(bf16_speedup, TRAINING_LEVERS_AMX),
+    "training-allocator": _record(training_allocator, TRAINING_ALLOCATOR),
+    "training-allocator-e2e": _record(training_allocator_e2e, TRAINING_ALLOCATOR_E2E),
 }

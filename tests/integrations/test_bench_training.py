@@ -208,3 +208,26 @@ def test_every_side_trains_in_the_precision_auto_chose(bench, monkeypatch):
     monkeypatch.setattr(bench, "train_py_rate", lambda ex, up, options=(): commands.append(options))
     bench.ours(2)
     assert commands == [("--precision", "bf16")]
+
+
+def test_each_loop_runs_in_its_own_process_with_its_own_allocator(bench, monkeypatch):
+    """The allocator's settings hold for a whole process: today's learner keeps freed memory
+    as train.py does by default, the learner before does not, and each child trains in the
+    precision the parent resolved."""
+    done = []
+    real_run = bench.subprocess.run
+
+    def run(cmd, **kwargs):
+        done.append(real_run(cmd, **kwargs))
+        return done[-1]
+
+    monkeypatch.setattr(bench.subprocess, "run", run)
+    monkeypatch.setattr(
+        bench, "RECIPE", argparse.Namespace(**{**vars(bench.RECIPE), "precision": "fp32"})
+    )
+    for loop in ("policy-alone", "policy-alone-before"):
+        assert bench.in_fresh_process(loop)(2) > 0
+    today, before = done
+    assert today.args[today.args.index("--precision") + 1] == "fp32"
+    assert "allocator: glibc keeps freed memory" in today.stderr
+    assert "allocator" not in before.stderr
