@@ -39,6 +39,11 @@ Each side's `--sides` name is in parentheses.
   every minibatch's forward pass, not once per batch), so that one run gives the learner's own
   rate before and after that change (both use the fused Adam).
 
+Every measurement runs in a process of its own: train.py's sides in train.py, the loops this
+file runs (`LOOPS`) through `--measure`. The allocator's settings hold for a whole process, and
+so each side has its own: today's learner keeps freed memory as train.py does by default
+(`examples/allocator.py`), the learner before does not.
+
 Each trial also measures this machine's matmul peak (`matmul_gflops`); with the FLOPs of one
 decision (`flops_per_decision`: its forward pass while collecting, plus its share of the PPO
 epochs' forward and backward passes) it gives the FLOP-bound limit in decisions/s, and each

@@ -31,7 +31,7 @@ SETTINGS = {
 }
 
 
-def add_argument(parser: argparse.ArgumentParser) -> None:
+def add_argument(parser: argparse.ArgumentParser | argparse._ArgumentGroup) -> None:
     parser.add_argument(
         "--keep-freed-memory",
         action=argparse.BooleanOptionalAction,
