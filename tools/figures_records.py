@@ -309,7 +309,7 @@ def training_allocator_e2e(d: dict[str, Any]) -> str:
         f"{kept / adaptive:.2f}× (medians of {d['trials']} interleaved trials of "
         f"{d['updates']} updates, {d['precision']} epochs, on {d['machine']['cpu']}, "
         f"`bench/bench_training.py --sides reinfors-gym,reinfors-gym-adaptive`): more than the "
-        "update alone gains, as the collector's threads and the actor also allocate there."
+        "update alone gains; there the collector's threads and the actor run beside it."
     )
 
 
