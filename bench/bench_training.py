@@ -341,6 +341,7 @@ def measure_here(loop: str, updates: int, precision: str) -> float:
     if keeps_freed_memory:
         print(allocator.keep_freed_memory(), file=sys.stderr)
     RECIPE.precision = precision
+    resolve_precision(RECIPE)  # a child started without the parent's --precision
     return run(updates)
 
 

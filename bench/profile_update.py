@@ -110,17 +110,26 @@ def profile_learner(agent_class: type[train.BetaAgent], batch: Batch) -> dict[st
     return {**clock.seconds, ACTING: acting_seconds(agent, batch, args)}
 
 
-def time_lever(changes: dict[str, object], batch: Batch) -> tuple[float, float]:
+def time_lever(
+    changes: dict[str, object], batch: Batch, usage: dict[str, float] | None = None
+) -> tuple[float, float]:
     """Seconds of one update (after a warm-up update) and of the 128 forward passes that act
     for it, with the recipe's options changed by `changes` (acting in float32 whatever the
-    epochs' precision, as in train.py)."""
+    epochs' precision, as in train.py). `usage`, where given, gets the page faults and system
+    seconds of those two timed parts."""
     args, agent, optimizer, rng = fresh_learner(train.BetaAgent, changes)
     heads = autocast_heads(agent.heads, torch.device("cpu")) if args.precision == "bf16" else None
     ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
+    before = resource.getrusage(resource.RUSAGE_SELF)
     start = time.perf_counter()
     ppo_update(agent, optimizer, batch, args, rng, heads)
     update = time.perf_counter() - start
-    return update, acting_seconds(agent, batch, args)
+    acting = acting_seconds(agent, batch, args)
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    if usage is not None:
+        usage["page_faults"] = after.ru_minflt - before.ru_minflt
+        usage["system_s"] = after.ru_stime - before.ru_stime
+    return update, acting
 
 
 def profile_levers(trials: int, json_path: Path | None, info: dict) -> None:
@@ -164,23 +173,10 @@ def allocator_child(keep: bool) -> dict[str, float]:
     if keep:
         allocator.keep_freed_memory()
     bench_training.resolve_precision(bench_training.RECIPE)
-    batch = Batch(bench_training.RECIPE.collect_size)
-    args, agent, optimizer, rng = fresh_learner(train.BetaAgent, {})
-    heads = autocast_heads(agent.heads, torch.device("cpu")) if args.precision == "bf16" else None
-    ppo_update(agent, optimizer, batch, args, rng, heads)  # warm-up
-    before = resource.getrusage(resource.RUSAGE_SELF)
-    start = time.perf_counter()
-    ppo_update(agent, optimizer, batch, args, rng, heads)
-    update = time.perf_counter() - start
-    acting = acting_seconds(agent, batch, args)
-    after = resource.getrusage(resource.RUSAGE_SELF)
-    return {
-        "update_s": update,
-        "acting_s": acting,
-        "page_faults": after.ru_minflt - before.ru_minflt,
-        "system_s": after.ru_stime - before.ru_stime,
-        "precision": args.precision,
-    }
+    usage: dict[str, float] = {}
+    update, acting = time_lever({}, Batch(bench_training.RECIPE.collect_size), usage)
+    return {"update_s": update, "acting_s": acting, **usage,
+            "precision": bench_training.RECIPE.precision}  # fmt: skip
 
 
 def profile_allocators(trials: int, json_path: Path | None, info: dict) -> None:
