@@ -44,10 +44,12 @@ file runs (`LOOPS`) through `--measure`. The allocator's settings hold for a who
 so each side has its own: today's learner keeps freed memory as train.py does by default
 (`examples/allocator.py`), the learner before does not.
 
-Each trial also measures this machine's matmul peak (`matmul_gflops`); with the FLOPs of one
-decision (`flops_per_decision`: its forward pass while collecting, plus its share of the PPO
-epochs' forward and backward passes) it gives the FLOP-bound limit in decisions/s, and each
-side's fraction of it (`learner_limit`).
+Each trial also measures this machine's matmul peaks (`matmul_gflops`): float32's, at which a
+decision is acted on, and that of the precision the PPO epochs run in (bfloat16 where
+`--precision auto` takes it, twice float32's or more on a CPU with native bfloat16). With the
+FLOPs of one decision (`flops_per_decision`: its forward pass while collecting, plus its share
+of the epochs' forward and backward passes) they give the FLOP-bound limit in decisions/s, and
+each side's fraction of it (`learner_limit`).
 
 The two anchors run the usual synchronous PPO loop (collect a batch with one forward pass per
 decision, then train on it): actions sampled as the collector samples them, GAE in NumPy
@@ -362,11 +364,11 @@ SIDES = {
 # --------------------------------------------------------------------------- the learner's limit
 
 
-def matmul_gflops(n: int = 2048, repeats: int = 5) -> float:
-    """This machine's measured peak: a float32 n x n matmul on train.py's torch threads, the
-    best of `repeats` after a warm-up (GFLOP/s)."""
+def matmul_gflops(n: int = 2048, repeats: int = 5, dtype: torch.dtype = torch.float32) -> float:
+    """This machine's measured peak: an n x n matmul in `dtype` on train.py's torch threads,
+    the best of `repeats` after a warm-up (GFLOP/s)."""
     torch.set_num_threads(RECIPE.torch_threads)
-    a, b = torch.randn(n, n), torch.randn(n, n)
+    a, b = torch.randn(n, n).to(dtype), torch.randn(n, n).to(dtype)
     a @ b
     best = math.inf
     for _ in range(repeats):
@@ -374,6 +376,11 @@ def matmul_gflops(n: int = 2048, repeats: int = 5) -> float:
         a @ b
         best = min(best, time.perf_counter() - start)
     return 2 * n**3 / best / 1e9
+
+
+#: The matmul whose peak bounds the PPO epochs, by the recipe's resolved precision (acting and
+#: the export stay float32 whatever the epochs run in).
+EPOCHS_DTYPE = {"fp32": torch.float32, "bf16": torch.bfloat16}
 
 
 def flops_per_decision(args: argparse.Namespace = RECIPE) -> dict[str, float]:
@@ -427,14 +434,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def run_trials(
     sides: list[str], updates: int, trials: int
-) -> tuple[dict[str, list[float]], list[float]]:
+) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
     """Decisions/s per side and trial, the sides in a new order each trial, and the matmul
-    peak measured at the start of each trial (GFLOP/s)."""
+    peaks measured at the start of each trial (GFLOP/s): float32's (acting), and the PPO
+    epochs' precision's."""
     rates: dict[str, list[float]] = {side: [] for side in sides}
-    peaks: list[float] = []
+    peaks: dict[str, list[float]] = {"fp32": [], RECIPE.precision: []}
     for trial in range(trials):
-        peaks.append(matmul_gflops())
-        print(f"trial {trial + 1}/{trials}  matmul peak {peaks[-1]:8.1f} GFLOP/s", flush=True)
+        for precision, values in peaks.items():
+            values.append(matmul_gflops(dtype=EPOCHS_DTYPE[precision]))
+            print(
+                f"trial {trial + 1}/{trials}  {precision} matmul peak {values[-1]:8.1f} GFLOP/s",
+                flush=True,
+            )
         for side in harness.alternating(sides, trial):
             rate = SIDES[side].measure(updates)
             rates[side].append(rate)
@@ -443,13 +455,20 @@ def run_trials(
     return rates, peaks
 
 
-def learner_limit(medians: dict[str, float], peak_gflops: float) -> dict[str, object]:
-    """The FLOP-bound limit of decisions/s at the measured peak, and each loop's fraction."""
+def learner_limit(
+    medians: dict[str, float], peak_gflops: float, epochs_peak_gflops: float | None = None
+) -> dict[str, object]:
+    """The FLOP-bound limit of decisions/s, and each loop's fraction of it: a decision's acting
+    at the float32 peak plus its share of training at the peak of the epochs' precision
+    (`epochs_peak_gflops`; the float32 peak when the epochs run in float32)."""
     flops = flops_per_decision()
-    limit = peak_gflops * 1e9 / flops["total"]
+    epochs_peak = peak_gflops if epochs_peak_gflops is None else epochs_peak_gflops
+    seconds = flops["act"] / (peak_gflops * 1e9) + flops["train"] / (epochs_peak * 1e9)
+    limit = 1 / seconds
     return {
         "flops_per_decision": flops,
         "peak_gflops": peak_gflops,
+        "epochs_peak_gflops": epochs_peak,
         "limit_decisions_per_s": limit,
         "fraction_of_limit": {side: rate / limit for side, rate in medians.items()},
     }
@@ -489,13 +508,15 @@ def main(argv: list[str] | None = None) -> None:
     ratios = ratios_to_anchors(medians)
     for side, r in ratios.items():
         print(f"ratio to {SIDES[side].label}: {r:.1f}x")
-    limit = learner_limit(medians, float(np.median(peaks)))
+    peak = {precision: float(np.median(values)) for precision, values in peaks.items()}
+    limit = learner_limit(medians, peak["fp32"], peak[RECIPE.precision])
     flops = limit["flops_per_decision"]
     assert isinstance(flops, dict)
     print(
         f"\nthe learner's limit: {flops['total'] / 1e6:.1f} MFLOP per decision "
-        f"({flops['act'] / 1e6:.1f} to act, {flops['train'] / 1e6:.1f} to train at "
-        f"{RECIPE.epochs} epochs) at the matmul peak of {limit['peak_gflops']:.0f} GFLOP/s: "
+        f"({flops['act'] / 1e6:.1f} to act at the fp32 matmul peak of {peak['fp32']:.0f} "
+        f"GFLOP/s, {flops['train'] / 1e6:.1f} to train at {RECIPE.epochs} epochs at the "
+        f"{RECIPE.precision} peak of {peak[RECIPE.precision]:.0f}): "
         f"{limit['limit_decisions_per_s']:.0f} decisions/s"
     )
     fractions = limit["fraction_of_limit"]
@@ -512,7 +533,8 @@ def main(argv: list[str] | None = None) -> None:
         "medians": medians,
         "ranges": {side: [s["min"], s["max"]] for side, s in summaries.items()},
         "ratios": ratios,
-        "matmul_peaks_gflops": peaks,
+        "matmul_peaks_gflops": peaks["fp32"],
+        "epochs_matmul_peaks_gflops": peaks[RECIPE.precision],
         "limit": limit,
     }
     if args.decisions:

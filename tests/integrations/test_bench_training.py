@@ -132,6 +132,28 @@ def test_the_learner_limit_is_the_peak_over_a_decisions_flops(bench):
     assert limit["fraction_of_limit"]["a"] == pytest.approx(500.0 / (100e9 / total))
 
 
+def test_the_training_share_of_the_limit_runs_at_the_epochs_peak(bench):
+    """With bfloat16 epochs the training FLOPs run at the bfloat16 matmul's peak and acting at
+    float32's: a float32 peak alone would understate the limit of a bfloat16 learner."""
+    limit = bench.learner_limit({"a": 500.0}, peak_gflops=100.0, epochs_peak_gflops=300.0)
+    flops = limit["flops_per_decision"]
+    seconds = flops["act"] / 100e9 + flops["train"] / 300e9
+    assert limit["limit_decisions_per_s"] == pytest.approx(1 / seconds)
+    assert limit["epochs_peak_gflops"] == 300.0 and limit["peak_gflops"] == 100.0
+    same = bench.learner_limit({"a": 500.0}, peak_gflops=100.0, epochs_peak_gflops=100.0)
+    assert limit["limit_decisions_per_s"] > 2 * same["limit_decisions_per_s"]
+
+
+def test_each_trial_measures_the_peak_of_the_epochs_precision(bench, monkeypatch):
+    seen = []
+    monkeypatch.setattr(bench, "matmul_gflops", lambda dtype: seen.append(dtype) or 1.0)
+    monkeypatch.setitem(bench.SIDES, "fake", bench.Side("fake", lambda updates: 1.0))
+    monkeypatch.setattr(bench.RECIPE, "precision", "bf16")
+    _, peaks = bench.run_trials(["fake"], updates=2, trials=2)
+    assert seen == [torch.float32, torch.bfloat16] * 2
+    assert set(peaks) == {"fp32", "bf16"} and all(len(v) == 2 for v in peaks.values())
+
+
 def test_anchor_batches_bootstrap_as_the_collector(bench, anchors):
     """A truncated episode bootstraps from its final frame's value, a terminated one from 0
     (even where the time limit struck on the same step), and a game that goes on from its next
