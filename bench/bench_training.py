@@ -46,7 +46,7 @@ so each side has its own: today's learner keeps freed memory as train.py does by
 
 Each trial also measures this machine's matmul peaks (`matmul_gflops`): float32's, at which a
 decision is acted on, and that of the precision the PPO epochs run in (bfloat16 where
-`--precision auto` takes it, twice float32's or more on a CPU with native bfloat16). With the
+`--precision auto` takes it). With the
 FLOPs of one decision (`flops_per_decision`: its forward pass while collecting, plus its share
 of the epochs' forward and backward passes) they give the FLOP-bound limit in decisions/s, and
 each side's fraction of it (`learner_limit`).
