@@ -457,8 +457,8 @@ def training_limit(bench: dict[str, Any]) -> str:
         b, a = medians[before], medians[after]
         share = [f"{v:,.0f} ({v / rate:.0%} of the limit)" for v in (b, a)]
         rows.append([label, *share, f"{a / b:.2f}×"])
-    epochs_peak = limit.get("epochs_peak_gflops", limit["peak_gflops"])
-    epochs_matmul = "a bfloat16" if bench.get("precision") == "bf16" else "a float32"
+    epochs_peak = limit["epochs_peak_gflops"]
+    epochs_matmul = "a bfloat16" if bench["precision"] == "bf16" else "a float32"
     rows.append([
         f"FLOP-bound limit: {flops['total'] / 1e6:.1f} MFLOP a decision, "
         f"{flops['act'] / 1e6:.1f} to act at {limit['peak_gflops']:.0f} GFLOP/s (a float32 "
