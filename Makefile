@@ -181,8 +181,8 @@ test-integrations-sb3: setup $(VENV_SB3)/.requirements-installed
 		tests/integrations/test_evaluate.py tests/integrations/test_help.py \
 		tests/integrations/test_train.py tests/integrations/test_bench_training.py \
 		tests/integrations/test_lap_stats.py tests/integrations/test_noise_cost.py \
-		tests/integrations/test_vector_wrappers_torch.py \
-		tests/integrations/test_doc_snippets.py
+		tests/integrations/test_vector_wrappers_torch.py tests/integrations/test_allocator.py \
+		tests/integrations/test_pooled_frames.py tests/integrations/test_doc_snippets.py
 
 test-integrations-rllib: setup $(VENV_RLLIB)/.requirements-installed
 	@VIRTUAL_ENV=$(abspath $(VENV_RLLIB)) $(QUIETLY) develop-rllib \

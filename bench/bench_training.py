@@ -86,6 +86,7 @@ from reinfors_gym.benchmarks import harness
 
 try:
     import torch
+    import torch.nn.functional as F
 except ImportError:
     sys.exit("This benchmark needs PyTorch: pip install torch")
 
@@ -96,7 +97,7 @@ import allocator  # noqa: E402
 import train  # noqa: E402
 from anchor_games import EnvPoolGames, Games, GymnasiumGames, NoGames, Transition  # noqa: E402
 from gae import gae, next_values  # noqa: E402
-from ppo_carracing import ppo_update  # noqa: E402
+from ppo_carracing import channels_first, ppo_update  # noqa: E402
 from precision import auto_precision, epoch_heads  # noqa: E402
 
 RECIPE = train.parse_args([])  # every option at the recipe's default
@@ -258,14 +259,17 @@ def ppo_batch(
 
 class FramesEachMinibatch(train.BetaAgent):
     """The learner before the frames were preprocessed once per batch: each minibatch's forward
-    pass converts, scales and pools its raw uint8 frames again, every epoch (the recipe of
-    docs/training_history.md's variant 6)."""
+    pass converts, scales and pools its raw uint8 frames again, every epoch, as floats (the
+    recipe of docs/training_history.md's variant 6)."""
 
     def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
         return obs
 
     def heads(self, obs: torch.Tensor):
-        return super().heads(super().preprocess(obs))
+        frames = channels_first(obs, self.grayscale)
+        if self.downsample > 1:
+            frames = F.avg_pool2d(frames, self.downsample)
+        return super().heads(frames)
 
 
 def synchronous_ppo(

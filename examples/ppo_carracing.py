@@ -179,6 +179,29 @@ def frames_first(obs: torch.Tensor, grayscale: bool) -> torch.Tensor:
     return obs.permute(0, 1, 4, 2, 3).reshape(n, -1, obs.shape[2], obs.shape[3])
 
 
+def pooled_frames(frames: torch.Tensor, factor: int) -> torch.Tensor:
+    """uint8 `(n, c, h, w)` frames -> float32 means of their `factor` x `factor` blocks, scaled
+    to [0, 1]: the numbers `avg_pool2d(frames.float(), factor) / 255` gives (rows and columns
+    past the last whole block dropped), at a fraction of its cost.
+
+    The blocks are summed as 16-bit integers, exactly, so only their sums become floats; a
+    sum divided by the block's size is then the same float `avg_pool2d` computes."""
+    if factor == 1:
+        return frames.float() * (1.0 / 255.0)
+    if factor * factor * 255 > torch.iinfo(torch.int16).max:
+        raise ValueError(f"a pooling factor of {factor} overflows 16-bit sums")
+    c, h, w = frames.shape[1], frames.shape[2] // factor, frames.shape[3] // factor
+    blocks = frames[:, :, : h * factor, : w * factor].reshape(-1, c, h, factor, w * factor)
+    rows = blocks[:, :, :, 0].to(torch.int16)
+    for i in range(1, factor):
+        rows = rows + blocks[:, :, :, i]
+    rows = rows.reshape(-1, c, h, w, factor)
+    sums = rows[..., 0]
+    for i in range(1, factor):
+        sums = sums + rows[..., i]
+    return sums.float() / (factor * factor) * (1.0 / 255.0)
+
+
 def channels_first(obs: torch.Tensor, grayscale: bool) -> torch.Tensor:
     """`frames_first` as float in [0, 1]."""
     return frames_first(obs, grayscale).float() / 255.0
@@ -212,6 +235,10 @@ class PhaseClock:
             self.seconds[phase] = self.seconds.get(phase, 0.0) + elapsed
 
 
+#: Rows `ppo_update` preprocesses at a time.
+PREPROCESS_ROWS = 64
+
+
 def _no_clock(phase: str) -> contextlib.nullcontext[None]:
     return contextlib.nullcontext()
 
@@ -232,7 +259,9 @@ def ppo_update(
     device = next(agent.parameters()).device
     flat = batch.flat()
     with clock("preprocessing the batch"), torch.no_grad():
-        obs = agent.preprocess(torch.from_numpy(flat["obs"]).to(device))
+        frames = torch.from_numpy(flat["obs"]).to(device)
+        # In slices that stay in the cache while they are pooled (each row is its own).
+        obs = torch.cat([agent.preprocess(part) for part in frames.split(PREPROCESS_ROWS)])
     actions = torch.from_numpy(flat["actions"]).to(device)
     old_log_probs = torch.from_numpy(flat["behavior_log_probs"]).to(device)
     advantages = torch.from_numpy(flat["advantages"]).to(device)

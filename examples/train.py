@@ -61,6 +61,7 @@ from ppo_carracing import (  # noqa: E402
     frames_first,
     layer_init,
     plot_curve,
+    pooled_frames,
     stream_updates,
 )
 from precision import (  # noqa: E402
@@ -359,7 +360,7 @@ class BetaAgent(nn.Module):
         super().__init__()
         self.grayscale = args.grayscale
         channels = args.stack_num * (1 if args.grayscale else 3)
-        self.pool = nn.AvgPool2d(args.downsample) if args.downsample > 1 else nn.Identity()
+        self.downsample = args.downsample
         self.trunk = nn.Sequential(  # sizes at the defaults (--downsample 2, --first-stride 2)
             layer_init(nn.Conv2d(channels, 16, 5, stride=args.first_stride)),  # 48x48 -> 22x22
             nn.ReLU(),
@@ -370,7 +371,8 @@ class BetaAgent(nn.Module):
             nn.Flatten(),
         )
         with torch.no_grad():
-            flat = self.trunk(self.pool(torch.zeros(1, channels, 96, 96))).shape[1]
+            blank = torch.zeros(1, channels, 96, 96, dtype=torch.uint8)
+            flat = self.trunk(pooled_frames(blank, self.downsample)).shape[1]
         self.hidden = nn.Sequential(layer_init(nn.Linear(flat, args.hidden)), nn.ReLU())
         self.concentrations = layer_init(nn.Linear(args.hidden, 6), std=0.01)
         # Each alpha and beta is its floor + softplus (alphas first, then betas).
@@ -389,9 +391,7 @@ class BetaAgent(nn.Module):
     def preprocess(self, obs: torch.Tensor) -> torch.Tensor:
         """uint8 observations -> the convolutions' float input, downsampled (no parameters:
         `ppo_update` runs it once per batch, not once per epoch)."""
-        # Pooled before scaling: the pooling reads the float frames once, the scale touches a
-        # quarter as many pixels.
-        return self.pool(frames_first(obs, self.grayscale).float()) * (1.0 / 255.0)
+        return pooled_frames(frames_first(obs, self.grayscale), self.downsample)
 
     def heads(self, x: torch.Tensor):
         """`preprocess`'s output -> alpha (n, 3), beta (n, 3), value (n,) in reward units."""

@@ -1,0 +1,117 @@
+"""The learner's frame pooling (`ppo_carracing.pooled_frames`, `BetaAgent.preprocess`): block
+sums in 16-bit integers that give the very floats of `avg_pool2d` on float frames, and
+`ppo_update`'s batch preprocessed in slices, which changes no number of an update."""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+
+
+def load(name: str):
+    sys.path.insert(0, str(EXAMPLES))
+    try:
+        spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.pop(0)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ppo():
+    return load("ppo_carracing")
+
+
+@pytest.fixture(scope="module")
+def train():
+    return load("train")
+
+
+def every_block_sum(factor: int) -> torch.Tensor:
+    """uint8 frames `(n, 2, 96, 96)` whose `factor` x `factor` blocks take every sum from 0 to
+    `factor**2 * 255`, each spread over the block's pixels (no pixel above 255)."""
+    side = 96 // factor
+    sums = np.arange(factor * factor * 255 + 1)
+    per_frame = 2 * side * side
+    sums = np.resize(sums, -(-len(sums) // per_frame) * per_frame)  # whole frames
+    cells = np.clip(sums[:, None] - 255 * np.arange(factor * factor), 0, 255).astype(np.uint8)
+    blocks = cells.reshape(-1, 2, side, side, factor, factor)
+    frames = np.zeros((len(blocks), 2, 96, 96), np.uint8)
+    pooled_area = blocks.transpose(0, 1, 2, 4, 3, 5).reshape(len(blocks), 2, side * factor, -1)
+    frames[:, :, : side * factor, : side * factor] = pooled_area
+    return torch.from_numpy(frames)
+
+
+@pytest.mark.parametrize("factor", [1, 2, 3, 4, 5])
+def test_pooled_frames_are_avg_pool2ds_floats_for_every_block_sum(ppo, factor):
+    frames = every_block_sum(factor)
+    expected = frames.float() if factor == 1 else F.avg_pool2d(frames.float(), factor)
+    pooled = ppo.pooled_frames(frames, factor)
+    assert pooled.dtype == torch.float32
+    assert torch.equal(pooled, expected * (1.0 / 255.0))
+
+
+def test_a_factor_whose_sums_overflow_16_bits_is_refused(ppo):
+    frames = torch.zeros(1, 2, 96, 96, dtype=torch.uint8)
+    with pytest.raises(ValueError, match="overflows"):
+        ppo.pooled_frames(frames, 12)
+
+
+def recipe(train, **changes) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(train.parse_args([])), "target_kl": None, **changes})
+
+
+def test_the_agent_preprocesses_as_a_float_average_pool(train):
+    args = recipe(train)
+    agent = train.BetaAgent(args)
+    obs = torch.randint(0, 256, (9, 2, 96, 96), dtype=torch.uint8)
+    expected = F.avg_pool2d(obs.float(), args.downsample) * (1.0 / 255.0)
+    assert torch.equal(agent.preprocess(obs), expected)
+
+
+class Batch:
+    def __init__(self, n: int):
+        rng = np.random.default_rng(1)
+        self.arrays = {
+            "obs": rng.integers(0, 256, (n, 2, 96, 96), dtype=np.uint8),
+            "actions": np.tile(np.float32([0.1, 0.6, 0.05]), (n, 1)),
+            "behavior_log_probs": np.zeros(n, np.float32),
+            "advantages": rng.standard_normal(n).astype(np.float32),
+            "returns": rng.standard_normal(n).astype(np.float32),
+        }
+
+    def flat(self) -> dict[str, np.ndarray]:
+        return self.arrays
+
+
+def update_weights(ppo, train, rows: int, monkeypatch) -> list[torch.Tensor]:
+    monkeypatch.setattr(ppo, "PREPROCESS_ROWS", rows)
+    args = recipe(train, collect_size=160, minibatch_size=40, epochs=2)
+    torch.manual_seed(0)
+    agent = train.BetaAgent(args)
+    optimizer = train.make_optimizer(agent, 1e-3)
+    before = [p.detach().clone() for p in agent.parameters()]
+    ppo.ppo_update(agent, optimizer, Batch(160), args, np.random.default_rng(0))
+    after = [p.detach().clone() for p in agent.parameters()]
+    assert not any(torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    return after
+
+
+def test_an_update_preprocessed_in_slices_is_the_update_of_the_whole_batch(
+    ppo, train, monkeypatch
+):
+    sliced = update_weights(ppo, train, 64, monkeypatch)  # 64, 64 and 32 rows
+    whole = update_weights(ppo, train, 160, monkeypatch)
+    assert all(torch.equal(a, b) for a, b in zip(sliced, whole, strict=True))
