@@ -109,9 +109,7 @@ def update_weights(ppo, train, rows: int, monkeypatch) -> list[torch.Tensor]:
     return after
 
 
-def test_an_update_preprocessed_in_slices_is_the_update_of_the_whole_batch(
-    ppo, train, monkeypatch
-):
+def test_an_update_preprocessed_in_slices_is_the_update_of_the_whole_batch(ppo, train, monkeypatch):
     sliced = update_weights(ppo, train, 64, monkeypatch)  # 64, 64 and 32 rows
     whole = update_weights(ppo, train, 160, monkeypatch)
     assert all(torch.equal(a, b) for a, b in zip(sliced, whole, strict=True))
