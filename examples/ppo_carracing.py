@@ -190,12 +190,13 @@ def pooled_frames(frames: torch.Tensor, factor: int) -> torch.Tensor:
         return frames.float() * (1.0 / 255.0)
     if factor * factor * 255 > torch.iinfo(torch.int16).max:
         raise ValueError(f"a pooling factor of {factor} overflows 16-bit sums")
-    c, h, w = frames.shape[1], frames.shape[2] // factor, frames.shape[3] // factor
-    blocks = frames[:, :, : h * factor, : w * factor].reshape(-1, c, h, factor, w * factor)
+    n, c = frames.shape[:2]
+    h, w = frames.shape[2] // factor, frames.shape[3] // factor
+    blocks = frames[:, :, : h * factor, : w * factor].reshape(n, c, h, factor, w * factor)
     rows = blocks[:, :, :, 0].to(torch.int16)
     for i in range(1, factor):
         rows = rows + blocks[:, :, :, i]
-    rows = rows.reshape(-1, c, h, w, factor)
+    rows = rows.reshape(n, c, h, w, factor)
     sums = rows[..., 0]
     for i in range(1, factor):
         sums = sums + rows[..., i]

@@ -63,6 +63,11 @@ def test_pooled_frames_are_avg_pool2ds_floats_for_every_block_sum(ppo, factor):
     assert torch.equal(pooled, expected * (1.0 / 255.0))
 
 
+def test_no_frames_pool_to_no_frames(ppo):
+    pooled = ppo.pooled_frames(torch.zeros(0, 2, 96, 96, dtype=torch.uint8), 2)
+    assert pooled.shape == (0, 2, 48, 48) and pooled.dtype == torch.float32
+
+
 def test_a_factor_whose_sums_overflow_16_bits_is_refused(ppo):
     frames = torch.zeros(1, 2, 96, 96, dtype=torch.uint8)
     with pytest.raises(ValueError, match="overflows"):
