@@ -5,38 +5,27 @@ sums in 16-bit integers that give the very floats of `avg_pool2d` on float frame
 from __future__ import annotations
 
 import argparse
-import importlib.util
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
 
-ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "examples"
 
-
-def load(name: str):
-    sys.path.insert(0, str(EXAMPLES))
-    try:
-        spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-    finally:
-        sys.path.pop(0)
-    return module
+@pytest.fixture(scope="module")
+def ppo(load_script):
+    return load_script("examples", "ppo_carracing")
 
 
 @pytest.fixture(scope="module")
-def ppo():
-    return load("ppo_carracing")
+def train(load_script):
+    return load_script("examples", "train")
 
 
 @pytest.fixture(scope="module")
-def train():
-    return load("train")
+def random_batch(load_script):
+    """bench/profile_update.py's batch of random frames (`flat()`, as `ppo_update` reads it)."""
+    return load_script("bench", "profile_update").Batch
 
 
 def every_block_sum(factor: int) -> torch.Tensor:
@@ -86,35 +75,23 @@ def test_the_agent_preprocesses_as_a_float_average_pool(train):
     assert torch.equal(agent.preprocess(obs), expected)
 
 
-class Batch:
-    def __init__(self, n: int):
-        rng = np.random.default_rng(1)
-        self.arrays = {
-            "obs": rng.integers(0, 256, (n, 2, 96, 96), dtype=np.uint8),
-            "actions": np.tile(np.float32([0.1, 0.6, 0.05]), (n, 1)),
-            "behavior_log_probs": np.zeros(n, np.float32),
-            "advantages": rng.standard_normal(n).astype(np.float32),
-            "returns": rng.standard_normal(n).astype(np.float32),
-        }
-
-    def flat(self) -> dict[str, np.ndarray]:
-        return self.arrays
-
-
-def update_weights(ppo, train, rows: int, monkeypatch) -> list[torch.Tensor]:
+def update_weights(ppo, train, batch, rows: int, monkeypatch) -> list[torch.Tensor]:
     monkeypatch.setattr(ppo, "PREPROCESS_ROWS", rows)
     args = recipe(train, collect_size=160, minibatch_size=40, epochs=2)
     torch.manual_seed(0)
     agent = train.BetaAgent(args)
     optimizer = train.make_optimizer(agent, 1e-3)
     before = [p.detach().clone() for p in agent.parameters()]
-    ppo.ppo_update(agent, optimizer, Batch(160), args, np.random.default_rng(0))
+    ppo.ppo_update(agent, optimizer, batch, args, np.random.default_rng(0))
     after = [p.detach().clone() for p in agent.parameters()]
     assert not any(torch.equal(a, b) for a, b in zip(before, after, strict=True))
     return after
 
 
-def test_an_update_preprocessed_in_slices_is_the_update_of_the_whole_batch(ppo, train, monkeypatch):
-    sliced = update_weights(ppo, train, 64, monkeypatch)  # 64, 64 and 32 rows
-    whole = update_weights(ppo, train, 160, monkeypatch)
+def test_an_update_preprocessed_in_slices_is_the_update_of_the_whole_batch(
+    ppo, train, random_batch, monkeypatch
+):
+    batch = random_batch(160, seed=1)
+    sliced = update_weights(ppo, train, batch, 64, monkeypatch)  # 64, 64 and 32 rows
+    whole = update_weights(ppo, train, batch, 160, monkeypatch)
     assert all(torch.equal(a, b) for a, b in zip(sliced, whole, strict=True))
