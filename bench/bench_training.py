@@ -35,9 +35,10 @@ Each side's `--sides` name is in parentheses.
   `LEARNER_BEFORE`, before the learner's rework, run the same way (it needs this checkout's git
   history): the 28-minute recipe's learner, end to end.
 - **The policy alone, the learner before** (`policy-alone-before`): the same loop with the
-  learner as it was before the profile (`FramesEachMinibatch`: the frames pooled and scaled in
-  every minibatch's forward pass, not once per batch), so that one run gives the learner's own
-  rate before and after that change (both use the fused Adam).
+  learner as it was before the profile (`FramesEachMinibatch`: the frames converted, scaled and
+  pooled as floats in every minibatch's forward pass, in that order as at `LEARNER_BEFORE`, not
+  once per batch), so that one run gives the learner's own rate before and after (both use the
+  fused Adam).
 
 Every measurement runs in a process of its own: train.py's sides in train.py, the loops this
 file runs (`LOOPS`) through `--measure`. The allocator's settings hold for a whole process, and
