@@ -20,10 +20,12 @@ def test_every_policy_is_stored_once() -> None:
 
 
 def test_the_shipped_policy_is_the_run_the_docs_name() -> None:
-    """docs/training.md: seed 2's export is the shipped checkpoint, so its folder holds the
-    run's records without a second copy of the policy."""
+    """docs/training.md: recipe 10's seed 4's export is the shipped checkpoint, so its folder
+    holds the run's records without a second copy of the policy; recipe 6's seed 2, shipped
+    before it, has its export back in its own folder."""
     assert (CHECKPOINTS / "carracing_ppo.pt2").is_file()
-    seed2 = CHECKPOINTS / "runs" / "seed2"
-    assert (seed2 / "run.json").is_file() and not (seed2 / "policy.pt2").exists()
+    seed4 = CHECKPOINTS / "runs" / "recipe10-seed4"
+    assert (seed4 / "run.json").is_file() and not (seed4 / "policy.pt2").exists()
+    assert (CHECKPOINTS / "runs" / "seed2" / "policy.pt2").is_file()
     training = " ".join((ROOT / "docs" / "training.md").read_text().split())
-    assert "seed 2's export is the shipped `examples/checkpoints/carracing_ppo.pt2`" in training
+    assert "Seed 4's export is the shipped `examples/checkpoints/carracing_ppo.pt2`" in training
