@@ -10,13 +10,14 @@ import math
 import pytest
 
 from reinfors_gym import cli
-from reinfors_gym.benchmarks import loops
+from reinfors_gym.benchmarks import loops, thread_cpu
+from reinfors_gym.benchmarks.thread_cpu import ThreadTimes
 
 
 def _fake_worker(kind: str, params: dict, timeout: float) -> dict:
     """Rates by loop: the policy alone 1000, the step alone 9000, async near the ceiling."""
     assert kind == "loop"
-    rate = {"ceiling": 1000.0, "step": 9000.0, "sync": 850.0, "async": 980.0}
+    rate = {"ceiling": 1000.0, "step": 9000.0, "step-1": 4000.0, "sync": 850.0, "async": 980.0}
     rate["envpool-async"] = 400.0
     if params["policy"] == "cnn" and params["torch_threads"] > 1:
         rate["async"] = 845.0  # nothing to overlap
@@ -47,7 +48,11 @@ def test_serial_bound_and_ratios():
     }
     rows["async"] = {"skipped": None, "stats": {"steps_per_s": {"median": 970.0}}}
     rows["envpool-async"] = {"skipped": "not installed (envpool)", "stats": {}}
+    rows["step-1"] = {"skipped": None, "stats": {"steps_per_s": {"median": 4000.0}}}
     s = loops.summarize_group(rows)
+    # The step on one thread: 1 ms + 1/4 ms per 1000 steps/s.
+    assert s["one_core_bound"] == pytest.approx(800.0)
+    assert s["sync_of_one_core_bound"] == pytest.approx(850 / 800)
     # A batch takes the policy's time plus the step's: 1 ms + 1/9 ms per 1000 steps/s.
     assert s["serial_bound"] == pytest.approx(900.0)
     assert s["bound_of_ceiling"] == pytest.approx(0.9)
@@ -100,7 +105,7 @@ def test_the_command_line_writes_the_document(tmp_path, monkeypatch, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("loop", ["ceiling", "step", "sync", "async"])
+@pytest.mark.parametrize("loop", ["ceiling", "step", "step-1", "sync", "async"])
 def test_each_loop_runs_on_the_real_env(loop):
     out = loops.measure(
         policy="device",
@@ -113,5 +118,84 @@ def test_each_loop_runs_on_the_real_env(loop):
     )
     assert out["steps_per_s"] > 0 and math.isfinite(out["policy_ms"] + out["env_ms"])
     # The device-like policy holds each iteration 2 ms.
-    if loop != "step":
+    if not loop.startswith("step"):
         assert out["policy_ms"] >= 1.9
+
+
+def test_thread_cpu_splits_by_role_per_iteration():
+    ms = 1_000_000
+    before = {
+        1: ThreadTimes("python", 10 * ms, 0),
+        2: ThreadTimes("reinfors-gym-0", 5 * ms, 1),
+        3: ThreadTimes("python", 0, 2),
+        4: ThreadTimes("gone", 50 * ms, 0),
+    }
+    after = {
+        1: ThreadTimes("python", 30 * ms, 1),  # the caller: 20 ms
+        2: ThreadTimes("reinfors-gym-0", 9 * ms, 1),  # a helper: 4 ms
+        3: ThreadTimes("python", 16 * ms, 5),  # a policy worker: 16 ms
+        5: ThreadTimes("omp", 4 * ms, 2),  # started in between: from zero
+    }
+    out = thread_cpu.split(before, after, iterations=10, caller=1)
+    assert out == pytest.approx(
+        {
+            "caller_cpu_ms": 2.0,
+            "helpers_cpu_ms": 0.4,
+            "others_cpu_ms": 2.0,
+            "involuntary_switches": 0.6,
+        }
+    )
+    assert thread_cpu.split({}, after, 10, caller=1) == {}
+    assert thread_cpu.split(before, after, 0, caller=1) == {}
+
+
+@pytest.mark.skipif(not thread_cpu.TASKS.is_dir(), reason="/proc/self/task is Linux's")
+def test_thread_cpu_sees_a_busy_thread_beside_the_caller():
+    import threading
+    import time
+
+    def burn(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    before = thread_cpu.snapshot()
+    other = threading.Thread(target=burn, args=(0.3,))
+    other.start()
+    other.join()
+    burn(0.1)
+    after = thread_cpu.snapshot()
+    # The thread has ended: a snapshot taken while it ran counts it.
+    assert thread_cpu.split(before, after, 1)["others_cpu_ms"] < 100
+    before = thread_cpu.snapshot()
+    done = threading.Event()
+    other = threading.Thread(target=lambda: (burn(0.3), done.wait()))
+    other.start()
+    burn(0.1)
+    time.sleep(0.35)
+    out = thread_cpu.split(before, thread_cpu.snapshot(), 1)
+    done.set()
+    other.join()
+    assert out["others_cpu_ms"] > 150 and 50 < out["caller_cpu_ms"] < 250
+    assert out["helpers_cpu_ms"] == 0
+
+
+@pytest.mark.skipif(not thread_cpu.TASKS.is_dir(), reason="/proc/self/task is Linux's")
+def test_the_one_thread_step_runs_on_the_caller_alone():
+    out = loops.measure("device", "step-1", 0, 4, 2, seconds=0.1, warmup=0.0)
+    assert out["helpers_cpu_ms"] == 0 and out["caller_cpu_ms"] > 0
+
+
+@pytest.mark.skipif(not thread_cpu.TASKS.is_dir(), reason="/proc/self/task is Linux's")
+def test_the_pools_helper_threads_carry_the_helper_name():
+    import reinfors_gym
+
+    env = reinfors_gym.CarRacingVectorEnv(2, num_threads=2)
+    if env.num_threads < 2:
+        env.close()
+        pytest.skip("one core: the pool starts no helper")
+    try:
+        names = {t.name for t in thread_cpu.snapshot().values()}
+    finally:
+        env.close()
+    assert any(name.startswith(thread_cpu.HELPER_PREFIX) for name in names), names

@@ -14,10 +14,13 @@ Policies (each a group of loops):
   spinning).
 
 Loops, 16 sub-envs in batches of 8: ``ceiling`` (the policy alone on a fixed batch of 8),
-``step`` (the 8-env step alone, default threads), ``sync`` (8 envs: obs, policy, step),
+``step`` (the 8-env step alone, default threads), ``step-1`` (the same on the calling thread
+alone, as when the policy's threads hold every other core), ``sync`` (8 envs: obs, policy, step),
 ``async`` (16 envs: ``recv`` 8, policy, ``send``) and ``envpool-async`` (EnvPool's loop, the
 same). The serial bound is a loop that overlaps nothing: the policy alone plus the step alone,
-both measured in the same run.
+both measured in the same run; the one-core bound takes the step on one thread instead. Each
+measurement also reports the CPU its threads used per iteration (`thread_cpu`): the calling
+thread, the pool's helpers, and the others (the policy's OpenMP workers, EnvPool's threads).
 
 Every measurement runs in its own process; each trial runs all of them, the order reversed
 from one trial to the next; reports give medians and ranges.
@@ -33,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import documents
+from . import documents, thread_cpu
 from .documents import RunStart, check_header, check_stats, requirement
 from .method import alternating, run_worker, trial_stats
 from .provenance import print_machine_info, usable_cores
@@ -41,7 +44,7 @@ from .provenance import print_machine_info, usable_cores
 SCHEMA = "reinfors-gym-loops/1"
 DEVICE_MS = 2.0
 NUM_ENVS, BATCH = 16, 8
-LOOPS = ("ceiling", "step", "sync", "async", "envpool-async")
+LOOPS = ("ceiling", "step", "step-1", "sync", "async", "envpool-async")
 
 
 @dataclass(frozen=True)
@@ -112,6 +115,8 @@ def _make_env(loop: str, num_envs: int, batch_size: int):
 
     if loop == "async":
         return reinfors_gym.CarRacingVectorEnv(num_envs, batch_size=batch_size)
+    if loop == "step-1":
+        return reinfors_gym.CarRacingVectorEnv(batch_size, num_threads=1)
     return reinfors_gym.CarRacingVectorEnv(batch_size)
 
 
@@ -144,7 +149,7 @@ def measure(
 
         return _timed(iteration, batch_size, seconds, warmup)
     env = _make_env(loop, num_envs, batch_size)
-    if loop == "step":
+    if loop in ("step", "step-1"):
         fixed = np.tile(np.array([0.0, 0.3, 0.0]), (batch_size, 1))
         env.reset(seed=0)
 
@@ -199,11 +204,14 @@ def _timed(
 
     if warmup > 0:
         run(warmup)
+    before = thread_cpu.snapshot()
     n, elapsed, policy, env = run(seconds)
+    cpu = thread_cpu.split(before, thread_cpu.snapshot(), n)
     return {
         "steps_per_s": n * batch / elapsed,
         "policy_ms": 1e3 * statistics.median(policy),
         "env_ms": 1e3 * statistics.median(env),
+        **cpu,
     }
 
 
@@ -307,12 +315,13 @@ def _median(rows: dict[str, dict[str, Any]], loop: str) -> float | None:
 
 def summarize_group(rows: dict[str, dict[str, Any]]) -> dict[str, float]:
     """Medians and the ratios the issue asks about, from one group's rows keyed by loop."""
-    ceiling, step = _median(rows, "ceiling"), _median(rows, "step")
+    ceiling, step, step_one = (_median(rows, k) for k in ("ceiling", "step", "step-1"))
     sync, asy, pool = _median(rows, "sync"), _median(rows, "async"), _median(rows, "envpool-async")
     out: dict[str, float] = {}
     for key, value in (
         ("ceiling", ceiling),
         ("step", step),
+        ("step_one_thread", step_one),
         ("sync", sync),
         ("async", asy),
         ("envpool_async", pool),
@@ -333,6 +342,10 @@ def summarize_group(rows: dict[str, dict[str, Any]]) -> dict[str, float]:
         out["async_over_envpool"] = asy / pool
     if sync and "serial_bound" in out:
         out["sync_of_bound"] = sync / out["serial_bound"]
+    if ceiling and step_one:
+        out["one_core_bound"] = 1.0 / (1.0 / ceiling + 1.0 / step_one)
+        if sync:
+            out["sync_of_one_core_bound"] = sync / out["one_core_bound"]
     return out
 
 
@@ -441,6 +454,11 @@ def console(doc: dict[str, Any]) -> str:
             s = row["stats"]
             rate = s["steps_per_s"]
             phases = f"policy {s['policy_ms']['median']:.3f} ms, env {s['env_ms']['median']:.3f} ms"
+            if "others_cpu_ms" in s:
+                phases += "; CPU ms/iteration: " + ", ".join(
+                    f"{role} {s[f'{role}_cpu_ms']['median']:.2f}"
+                    for role in ("caller", "helpers", "others")
+                )
             lines.append(
                 f"  {row['loop']:<14} {rate['median']:>8,.0f}  ({rate['min']:,.0f}-"
                 f"{rate['max']:,.0f})  {phases}"
