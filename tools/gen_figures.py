@@ -7,10 +7,10 @@ A generated region is the text between `<!-- gen:NAME -->` and `<!-- /gen -->` (
 several lines). Its content is `FIGURES[NAME]`, computed from docs/benchmarks.json (the latest
 `reinfors-gym bench --out docs` run), docs/parity_summary.json (written by
 tools/gen_parity_doc.py after `make parity`), docs/policy_loop_profile.json, or the training
-records (docs/training_runs.json from tools/gen_training_runs.py), or
-docs/async_loops.json (`reinfors-gym bench --loops --out docs`), docs/training_profile.json,
+records (docs/training_runs.json from tools/gen_training_runs.py), docs/training_profile.json,
 docs/training_bench.json, and the records tools/figures_records.py reads (its docstring lists
-them: the soak runs, the integrations' speed tables); tools/figures_variants.py writes the
+them: the soak runs, the integrations' speed tables); tools/figures_loops.py writes those of
+docs/async_loops.json (`reinfors-gym bench --loops --out docs`); tools/figures_variants.py the
 tables of docs/training_variants.json. tools/gen_bench_doc.py and tools/gen_parity_doc.py
 call this after writing their pages; tests/test_figures.py checks that every region matches and
 that no figure is copied by hand outside one.
@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import figures_loops
 import figures_records
 import figures_variants
 from markdown_table import table
@@ -35,7 +36,6 @@ ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "docs" / "benchmarks.json"
 PARITY = ROOT / "docs" / "parity_summary.json"
 PROFILE = ROOT / "docs" / "policy_loop_profile.json"
-LOOPS = ROOT / "docs" / "async_loops.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 RECIPE10_RUNS = ROOT / "docs" / "training_runs_recipe10.json"
 RECIPE10_FIRST = ROOT / "docs" / "training_runs_recipe10_first.json"
@@ -215,78 +215,6 @@ medians; an iteration is the mean wall time, which the slow outliers of a shared
     ]
     head = ["loop", "policy (ms)", "step (ms)", "recv (ms)", "send (ms)", "iteration (ms)"]
     return text + "\n\n" + table(head, rows)
-
-
-def _loops_run(d: dict[str, Any]) -> str:
-    """When and how the loops were measured, and whether the machine was busy."""
-    cfg, m = d["config"], d["machine"]
-    load = d["load_average"]
-    peak = max(float(str(load[k]).split()[0]) for k in ("before", "after"))
-    busy = (
-        f" The machine was busy (load average up to {peak:.1f} on {m['cores']} cores): the "
-        "ratios, from interleaved trials, hold better than the rates."
-        if peak > float(m["cores"])
-        else ""
-    )
-    return (
-        f"`reinfors-gym bench --loops` on {d['created'][:10]}, {m['cores']} cores "
-        f"({m['cpu']}): env steps/s, medians of {cfg['trials']} interleaved trials of "
-        f"{cfg['seconds']:g} s; {cfg['num_envs']} sub-envs in batches of {cfg['batch_size']} "
-        f"for the asynchronous loops, {cfg['batch_size']} for the synchronous one; in "
-        f"parentheses, the share of the policy alone.{busy}"
-    )
-
-
-def _loop_cell(s: dict[str, float], key: str) -> str:
-    """A loop's median rate, with its share of the policy alone in parentheses."""
-    if key not in s:
-        return "—"
-    share = s.get("bound_of_ceiling" if key == "serial_bound" else f"{key}_of_ceiling")
-    return f"{s[key]:,.0f}" + ("" if share is None else f" ({share:.2f})")
-
-
-def async_table(d: dict[str, Any]) -> str:
-    """Issue 34's table: each policy's loops beside the policy alone."""
-    head = [
-        "policy", "the policy alone (ceiling)", "async", "sync", "serial bound", "EnvPool async"
-    ]  # fmt: skip
-    loops = ("ceiling", "async", "sync", "serial_bound", "envpool_async")
-    rows = [
-        [g["title"], *(_loop_cell(d["summary"][g["name"]], key) for key in loops)]
-        for g in d["groups"]
-    ]
-    return para(_loops_run(d)) + "\n\n" + table(head, rows)
-
-
-def async_overlap(d: dict[str, Any]) -> str:
-    """README's sentence: how close the asynchronous loop comes to the policy alone."""
-    s = d["summary"]
-    dev, one, every = s["device"], s["cnn-1"], s["cnn-all"]
-    return para(f"""Measured side by side (`reinfors-gym bench --loops`, {d["created"][:10]}): with a
-policy that holds the loop {d["groups"][0]["title"].split("holds the loop ")[1].split(" without")[0]}
-without a core, as a GPU does, the asynchronous loop reaches {dev["async_of_ceiling"]:.2f} of the
-policy alone, {dev["async_over_sync"]:.2f}× the synchronous loop and
-{dev["async_over_envpool"]:.1f}× EnvPool's asynchronous loop; with a Nature CNN on 1 torch thread,
-{one["async_of_ceiling"]:.2f} of the policy alone ({one["async_over_sync"]:.2f}× sync). With the
-CNN on every core the asynchronous loop runs at {every["async_over_sync"]:.2f}× the synchronous
-one, which reaches {every["sync_of_bound"]:.2f} of its serial bound (the policy alone plus the
-step alone).""")
-
-
-def omp_wait_policy(d: dict[str, Any]) -> str:
-    """The measured effect of OMP_WAIT_POLICY=PASSIVE on the CNN on every core."""
-    s, p = d["summary"]["cnn-all"], d["summary"]["cnn-all-passive"]
-    rows = {r["id"]: r for r in d["rows"]}
-
-    def env_ms(group: str, loop: str) -> float:
-        return float(rows[f"{group}:{loop}"]["stats"]["env_ms"]["median"])
-
-    return para(f"""Measured with the CNN on every core (`reinfors-gym bench --loops`,
-{d["created"][:10]}): `OMP_WAIT_POLICY=PASSIVE` makes the policy alone run at
-{p["ceiling"] / s["ceiling"]:.2f}× its default rate, and the 8-env step inside the synchronous
-loop take {env_ms("cnn-all-passive", "sync"):.2f} ms instead of {env_ms("cnn-all", "sync"):.2f} ms; the
-synchronous loop runs at {p["sync"] / s["sync"]:.2f}× and the asynchronous one at
-{p["async"] / s["async"]:.2f}× their rates with the default.""")
 
 
 def frame_mad(p: dict[str, Any]) -> str:
@@ -505,9 +433,6 @@ FIGURES: dict[str, Callable[[], str]] = {
     "architecture-ceiling": _bench(architecture_ceiling),
     "async-loop": _bench(async_loop),
     "loop-profile": lambda: loop_profile(json.loads(PROFILE.read_text())),
-    "async-table": _records(async_table, LOOPS),
-    "async-overlap": _records(async_overlap, LOOPS),
-    "omp-wait-policy": _records(omp_wait_policy, LOOPS),
     "frame-mad": _parity(frame_mad),
     "frames-compared": _parity(frame_count),
     "training-headline": _records(training_headline, TRAINING_RUNS),
@@ -520,6 +445,7 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-limit": _records(training_limit, TRAINING_BENCH),
     "training-profile": _records(training_profile, TRAINING_PROFILE),
 }
+FIGURES.update(figures_loops.FIGURES)
 FIGURES.update(figures_records.FIGURES)
 FIGURES.update(figures_variants.FIGURES)
 

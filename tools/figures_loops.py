@@ -1,0 +1,138 @@
+"""The figures of docs/async_loops.json (`reinfors-gym bench --loops --out docs`): the table of
+the policy loops, README's sentence on the overlap, the measured effect of `OMP_WAIT_POLICY`,
+and where the synchronous loop's time goes when the policy holds every core.
+
+tools/gen_figures.py merges `FIGURES` into its own, so `python tools/gen_figures.py` writes these
+regions with the rest.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from figures_records import paragraph as para
+from markdown_table import table
+
+LOOPS = Path(__file__).resolve().parent.parent / "docs" / "async_loops.json"
+
+
+def _loops_run(d: dict[str, Any]) -> str:
+    """When and how the loops were measured, and whether the machine was busy."""
+    cfg, m = d["config"], d["machine"]
+    load = d["load_average"]
+    peak = max(float(str(load[k]).split()[0]) for k in ("before", "after"))
+    busy = (
+        f" The machine was busy (load average up to {peak:.1f} on {m['cores']} cores): the "
+        "ratios, from interleaved trials, hold better than the rates."
+        if peak > float(m["cores"])
+        else ""
+    )
+    return (
+        f"`reinfors-gym bench --loops` on {d['created'][:10]}, {m['cores']} cores "
+        f"({m['cpu']}): env steps/s, medians of {cfg['trials']} interleaved trials of "
+        f"{cfg['seconds']:g} s; {cfg['num_envs']} sub-envs in batches of {cfg['batch_size']} "
+        f"for the asynchronous loops, {cfg['batch_size']} for the synchronous one; in "
+        f"parentheses, the share of the policy alone.{busy}"
+    )
+
+
+def _loop_cell(s: dict[str, float], key: str) -> str:
+    """A loop's median rate, with its share of the policy alone in parentheses."""
+    if key not in s:
+        return "—"
+    share = s.get("bound_of_ceiling" if key == "serial_bound" else f"{key}_of_ceiling")
+    return f"{s[key]:,.0f}" + ("" if share is None else f" ({share:.2f})")
+
+
+def async_table(d: dict[str, Any]) -> str:
+    """Issue 34's table: each policy's loops beside the policy alone."""
+    head = [
+        "policy", "the policy alone (ceiling)", "async", "sync", "serial bound", "EnvPool async"
+    ]  # fmt: skip
+    loops = ("ceiling", "async", "sync", "serial_bound", "envpool_async")
+    rows = [
+        [g["title"], *(_loop_cell(d["summary"][g["name"]], key) for key in loops)]
+        for g in d["groups"]
+    ]
+    return para(_loops_run(d)) + "\n\n" + table(head, rows)
+
+
+def async_overlap(d: dict[str, Any]) -> str:
+    """README's sentence: how close the asynchronous loop comes to the policy alone."""
+    s = d["summary"]
+    dev, one, every = s["device"], s["cnn-1"], s["cnn-all"]
+    return para(f"""Measured side by side (`reinfors-gym bench --loops`, {d["created"][:10]}): with a
+policy that holds the loop {d["groups"][0]["title"].split("holds the loop ")[1].split(" without")[0]}
+without a core, as a GPU does, the asynchronous loop reaches {dev["async_of_ceiling"]:.2f} of the
+policy alone, {dev["async_over_sync"]:.2f}× the synchronous loop and
+{dev["async_over_envpool"]:.1f}× EnvPool's asynchronous loop; with a Nature CNN on 1 torch thread,
+{one["async_of_ceiling"]:.2f} of the policy alone ({one["async_over_sync"]:.2f}× sync). With the
+CNN on every core the asynchronous loop runs at {every["async_over_sync"]:.2f}× the synchronous
+one, which reaches {every["sync_of_bound"]:.2f} of its serial bound (the policy alone plus the
+step alone).""")
+
+
+def omp_wait_policy(d: dict[str, Any]) -> str:
+    """The measured effect of OMP_WAIT_POLICY=PASSIVE on the CNN on every core."""
+    s, p = d["summary"]["cnn-all"], d["summary"]["cnn-all-passive"]
+    rows = {r["id"]: r for r in d["rows"]}
+
+    def env_ms(group: str, loop: str) -> float:
+        return float(rows[f"{group}:{loop}"]["stats"]["env_ms"]["median"])
+
+    return para(f"""Measured with the CNN on every core (`reinfors-gym bench --loops`,
+{d["created"][:10]}): `OMP_WAIT_POLICY=PASSIVE` makes the policy alone run at
+{p["ceiling"] / s["ceiling"]:.2f}× its default rate, and the 8-env step inside the synchronous
+loop take {env_ms("cnn-all-passive", "sync"):.2f} ms instead of {env_ms("cnn-all", "sync"):.2f} ms; the
+synchronous loop runs at {p["sync"] / s["sync"]:.2f}× and the asynchronous one at
+{p["async"] / s["async"]:.2f}× their rates with the default.""")
+
+
+def sync_contention(d: dict[str, Any]) -> str:
+    """Where the synchronous loop's time goes with the CNN on every core: whose threads use
+    the CPU during an iteration, and the step inside the loop against the step alone."""
+    s = d["summary"]["cnn-all"]
+    rows = {r["id"]: r["stats"] for r in d["rows"]}
+    sync, ceiling = rows["cnn-all:sync"], rows["cnn-all:ceiling"]
+
+    def ms(stats: dict[str, Any], key: str) -> float:
+        return float(stats[key]["median"])
+
+    iteration = 1e3 * d["config"]["batch_size"] / s["sync"]
+    others, helpers = ms(sync, "others_cpu_ms"), ms(sync, "helpers_cpu_ms")
+    step_in_loop = ms(sync, "env_ms")
+    spins = (
+        " (a core's worth: it spins on the second core through the step as well)"
+        if others >= 0.9 * iteration
+        else f" ({others / iteration:.0%} of a core)"
+    )
+    who = (
+        "so the step runs on the calling thread alone"
+        if helpers < 0.1 * step_in_loop
+        else "so the helpers step beside the spinning worker"
+    )
+    return para(f"""Where the synchronous loop's time goes with the CNN on every core (the same
+run, each thread's CPU time read from `/proc`): an iteration takes {iteration:.2f} ms, in which
+the policy's other threads (PyTorch's OpenMP worker) use {others:.2f} ms of CPU{spins} and the
+pool's helper threads {helpers:.2f} ms, {who}: {step_in_loop:.2f} ms, against
+{ms(rows["cnn-all:step"], "env_ms"):.2f} ms alone on every core and
+{ms(rows["cnn-all:step-1"], "env_ms"):.2f} ms alone on one thread. The policy takes
+{ms(sync, "policy_ms"):.2f} ms in the loop and {ms(ceiling, "policy_ms"):.2f} ms alone. The serial
+bound gives the step every core, which it cannot have while the worker spins: the loop reaches
+{s["sync_of_bound"]:.2f} of that bound, and {s["sync_of_one_core_bound"]:.2f} of the bound with the
+step on one thread.""")
+
+
+def _loops(f: Callable[[dict[str, Any]], str]) -> Callable[[], str]:
+    return lambda: f(json.loads(LOOPS.read_text()))
+
+
+FIGURES: dict[str, Callable[[], str]] = {
+    "async-table": _loops(async_table),
+    "async-overlap": _loops(async_overlap),
+    "omp-wait-policy": _loops(omp_wait_policy),
+    "sync-contention": _loops(sync_contention),
+}
