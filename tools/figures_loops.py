@@ -8,11 +8,11 @@ regions with the rest.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from figures_records import from_record
 from figures_records import paragraph as para
 from markdown_table import table
 
@@ -126,13 +126,9 @@ bound gives the step every core, which it cannot have while the worker spins: th
 step on one thread.""")
 
 
-def _loops(f: Callable[[dict[str, Any]], str]) -> Callable[[], str]:
-    return lambda: f(json.loads(LOOPS.read_text()))
-
-
 FIGURES: dict[str, Callable[[], str]] = {
-    "async-table": _loops(async_table),
-    "async-overlap": _loops(async_overlap),
-    "omp-wait-policy": _loops(omp_wait_policy),
-    "sync-contention": _loops(sync_contention),
+    "async-table": from_record(async_table, LOOPS),
+    "async-overlap": from_record(async_overlap, LOOPS),
+    "omp-wait-policy": from_record(omp_wait_policy, LOOPS),
+    "sync-contention": from_record(sync_contention, LOOPS),
 }

@@ -337,29 +337,29 @@ def torch_of(d: dict[str, Any]) -> str:
     return d["machine"].get("torch") or d.get("torch") or "unrecorded"
 
 
-def _record(f: Callable[[dict[str, Any]], str], path: Path) -> Callable[[], str]:
+def from_record(f: Callable[[dict[str, Any]], str], path: Path) -> Callable[[], str]:
     """`f` applied to the JSON document at `path`, read when the figure is made."""
     return lambda: f(json.loads(path.read_text()))
 
 
 #: Region name -> its text, computed from the record files above.
 FIGURES: dict[str, Callable[[], str]] = {
-    "soak-machine": _record(soak_machine, SOAK),
-    "soak-rss": _record(soak_rss, SOAK),
-    "soak-verdict": _record(soak_verdict, SOAK),
-    "soak-counts": _record(soak_counts, SOAK),
-    "soak-first-run": _record(soak_first_run, SOAK_FIRST),
-    "sb3-rollouts": _record(sb3_rollouts, SB3),
-    "sb3-machine": _record(sb3_machine, SB3),
-    "rllib-cast": _record(rllib_cast, RLLIB_CAST),
-    "subenv-memory": _record(subenv_memory, BENCH),
-    "ceiling-need": _record(ceiling_need, BENCH),
-    "parity-episodes": _record(parity_episodes, PARITY),
-    "recipe7-decisions": _record(recipe7_decisions, TRAINING_VARIANTS),
-    "scene-mad": _record(scene_mad, SCENE_MAD),
-    "training-levers": _record(training_levers, TRAINING_LEVERS),
-    "bf16-emulated": _record(bf16_emulated, TRAINING_LEVERS_AVX2),
-    "bf16-amx": _record(bf16_speedup, TRAINING_LEVERS_AMX),
-    "training-allocator": _record(training_allocator, TRAINING_ALLOCATOR),
-    "training-allocator-e2e": _record(training_allocator_e2e, TRAINING_ALLOCATOR_E2E),
+    "soak-machine": from_record(soak_machine, SOAK),
+    "soak-rss": from_record(soak_rss, SOAK),
+    "soak-verdict": from_record(soak_verdict, SOAK),
+    "soak-counts": from_record(soak_counts, SOAK),
+    "soak-first-run": from_record(soak_first_run, SOAK_FIRST),
+    "sb3-rollouts": from_record(sb3_rollouts, SB3),
+    "sb3-machine": from_record(sb3_machine, SB3),
+    "rllib-cast": from_record(rllib_cast, RLLIB_CAST),
+    "subenv-memory": from_record(subenv_memory, BENCH),
+    "ceiling-need": from_record(ceiling_need, BENCH),
+    "parity-episodes": from_record(parity_episodes, PARITY),
+    "recipe7-decisions": from_record(recipe7_decisions, TRAINING_VARIANTS),
+    "scene-mad": from_record(scene_mad, SCENE_MAD),
+    "training-levers": from_record(training_levers, TRAINING_LEVERS),
+    "bf16-emulated": from_record(bf16_emulated, TRAINING_LEVERS_AVX2),
+    "bf16-amx": from_record(bf16_speedup, TRAINING_LEVERS_AMX),
+    "training-allocator": from_record(training_allocator, TRAINING_ALLOCATOR),
+    "training-allocator-e2e": from_record(training_allocator_e2e, TRAINING_ALLOCATOR_E2E),
 }
