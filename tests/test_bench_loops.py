@@ -164,6 +164,10 @@ def test_thread_cpu_sees_a_busy_thread_beside_the_caller():
     ended = threading.Thread(target=burn, args=(0.3,))
     ended.start()
     ended.join()
+    # join() returns before the OS thread is gone: wait until /proc no longer lists it.
+    deadline = time.monotonic() + 10
+    while (thread_cpu.TASKS / str(ended.native_id)).exists() and time.monotonic() < deadline:
+        time.sleep(0.001)
     # A thread that ended between the snapshots is not counted.
     assert thread_cpu.split(before, thread_cpu.snapshot(), 1)["others_cpu_ms"] < 100
     before = thread_cpu.snapshot()
@@ -193,8 +197,17 @@ def test_the_pools_helper_threads_carry_the_helper_name():
     if env.num_threads < 2:
         env.close()
         pytest.skip("one core: the pool starts no helper")
+    import time
+
     try:
-        names = {t.name for t in thread_cpu.snapshot().values()}
+        # A new thread names itself once it runs: give the helpers a moment to start.
+        deadline = time.monotonic() + 10
+        while True:
+            names = {t.name for t in thread_cpu.snapshot().values()}
+            named = any(name.startswith(thread_cpu.HELPER_PREFIX) for name in names)
+            if named or time.monotonic() > deadline:
+                break
+            time.sleep(0.001)
     finally:
         env.close()
-    assert any(name.startswith(thread_cpu.HELPER_PREFIX) for name in names), names
+    assert named, names
