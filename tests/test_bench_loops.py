@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+import time
 
+import numpy as np
 import pytest
 
 from reinfors_gym import cli
@@ -18,7 +20,7 @@ def _fake_worker(kind: str, params: dict, timeout: float) -> dict:
     """Rates by loop: the policy alone 1000, the step alone 9000, async near the ceiling."""
     assert kind == "loop"
     rate = {"ceiling": 1000.0, "step": 9000.0, "step-1": 4000.0, "sync": 850.0, "async": 980.0}
-    rate["envpool-async"] = 400.0
+    rate.update({"envpool-async": 400.0, "ceiling-busy": 1000.0, "ceiling-touch": 800.0})
     if params["policy"] == "cnn" and params["torch_threads"] > 1:
         rate["async"] = 845.0  # nothing to overlap
     return {"steps_per_s": rate[params["loop"]], "policy_ms": 2.0, "env_ms": 0.2}
@@ -32,7 +34,11 @@ def _all_installed(monkeypatch):
 def test_plan_has_every_loop_of_every_policy():
     chosen, rows = loops.plan(loops.Config(), cores=2)
     assert [g.name for g in chosen] == ["device", "cnn-1", "cnn-all", "cnn-all-passive"]
-    assert len(rows) == 4 * len(loops.LOOPS) and len({r.id for r in rows}) == len(rows)
+    assert len(rows) == 4 * len(loops.LOOPS) + 3 * len(loops.PROBES)
+    assert len({r.id for r in rows}) == len(rows)
+    # The probes of the policy alone with work between its calls are the CNN's only.
+    probed = {r.group for r in rows if r.loop in loops.PROBES}
+    assert probed == {"cnn-1", "cnn-all", "cnn-all-passive"}
     threads = {r.group: r.params["torch_threads"] for r in rows}
     assert threads == {"device": 0, "cnn-1": 1, "cnn-all": 2, "cnn-all-passive": 2}
     passive = {r.group for r in rows if r.params.get("omp_wait_policy") == "PASSIVE"}
@@ -60,6 +66,43 @@ def test_serial_bound_and_ratios():
     assert s["async_over_sync"] == pytest.approx(970 / 850)
     assert s["sync_of_bound"] == pytest.approx(850 / 900)
     assert "envpool_async" not in s and "async_over_envpool" not in s
+    assert "policy_alone_ms" not in s  # no row here reports the policy's time
+
+
+def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
+    policy_ms = {"ceiling": 2.0, "ceiling-busy": 2.05, "ceiling-touch": 2.6, "sync": 2.5}
+    rows = {
+        loop: {
+            "skipped": None,
+            "stats": {"steps_per_s": {"median": 1000.0}, "policy_ms": {"median": ms}},
+        }
+        for loop, ms in policy_ms.items()
+    }
+    rows["ceiling-touch"]["skipped"] = None
+    s = loops.summarize_group(rows)
+    assert s["policy_alone_ms"] == 2.0 and s["policy_in_sync_ms"] == 2.5
+    assert s["policy_after_busy_ms"] == 2.05 and s["policy_after_touch_ms"] == 2.6
+    rows["ceiling-touch"]["skipped"] = "failed: boom"
+    assert "policy_after_touch_ms" not in loops.summarize_group(rows)
+
+
+def test_busy_for_spins_on_the_cpu():
+    start_cpu = time.thread_time()
+    start = time.perf_counter()
+    loops.busy_for(0.02)
+    assert time.perf_counter() - start >= 0.02
+    # It holds the core (CPU time), unlike a sleep.
+    assert time.thread_time() - start_cpu >= 0.01
+
+
+def test_read_memory_for_reads_slices_and_wraps_around():
+    buffer = np.zeros(3 * loops.TOUCH_SLICE, np.uint8)
+    read, at = loops.read_memory_for(buffer, 0.0, 0)
+    assert (read, at) == (loops.TOUCH_SLICE, loops.TOUCH_SLICE)  # at least one slice
+    read, at = loops.read_memory_for(buffer, 0.0, 2 * loops.TOUCH_SLICE)
+    assert at == 0  # wrapped
+    read, _ = loops.read_memory_for(buffer, 0.01, 0)
+    assert read > loops.TOUCH_SLICE  # it keeps reading until the time is up
 
 
 def test_a_run_gives_a_valid_document_with_the_issues_checks(tmp_path):
@@ -105,7 +148,9 @@ def test_the_command_line_writes_the_document(tmp_path, monkeypatch, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("loop", ["ceiling", "step", "step-1", "sync", "async"])
+@pytest.mark.parametrize(
+    "loop", ["ceiling", "step", "step-1", "sync", "async", "ceiling-busy", "ceiling-touch"]
+)
 def test_each_loop_runs_on_the_real_env(loop):
     out = loops.measure(
         policy="device",
@@ -120,6 +165,8 @@ def test_each_loop_runs_on_the_real_env(loop):
     # The device-like policy holds each iteration 2 ms.
     if not loop.startswith("step"):
         assert out["policy_ms"] >= 1.9
+    if loop in loops.PROBES:  # the work between calls, timed apart from the policy
+        assert out["env_ms"] >= 0.9 * loops.INTERPOSED_MS
 
 
 def test_thread_cpu_splits_by_role_per_iteration():

@@ -123,7 +123,30 @@ pool's helper threads {helpers:.2f} ms, {who}: {step_in_loop:.2f} ms, against
 {ms(sync, "policy_ms"):.2f} ms in the loop and {ms(ceiling, "policy_ms"):.2f} ms alone. The serial
 bound gives the step every core, which it cannot have while the worker spins: the loop reaches
 {s["sync_of_bound"]:.2f} of that bound, and {s["sync_of_one_core_bound"]:.2f} of the bound with the
-step on one thread.""")
+step on one thread.{_pause_probes(s, d["rows"])}""")
+
+
+def _pause_probes(s: dict[str, float], rows: list[dict[str, Any]]) -> str:
+    """What the probes say about the policy's time in the loop: the policy alone with other
+    work between its calls, spinning or reading memory (empty where they were not run)."""
+    keys = ("policy_alone_ms", "policy_after_busy_ms", "policy_after_touch_ms", "policy_in_sync_ms")
+    probe = next((r for r in rows if r["id"] == "cnn-all:ceiling-busy"), None)
+    if not all(k in s for k in keys) or probe is None:
+        return ""
+    alone, busy, touch, in_sync = (s[k] for k in keys)
+    gap = probe["params"]["interposed_ms"]
+    slowest = max(busy, touch) / alone - 1.0
+    reading = (
+        f"a pause alone slows it by up to {slowest:.0%}, so that part of its time in the loop "
+        "belongs to any loop that works between its calls, and the serial bound, which times it "
+        "back to back, is above what such a loop can reach"
+        if slowest > 0.05
+        else "a pause alone costs it under 5%, so its slowdown in the loop comes with the step"
+    )
+    return f""" The policy alone with {gap:g} ms of other work on the calling thread before each
+call, timed apart from it, takes {busy:.2f} ms after spinning (no memory touched) and
+{touch:.2f} ms after reading memory, against {alone:.2f} ms back to back and {in_sync:.2f} ms
+between steps in the loop: {reading}."""
 
 
 FIGURES: dict[str, Callable[[], str]] = {

@@ -17,8 +17,13 @@ Loops, 16 sub-envs in batches of 8: ``ceiling`` (the policy alone on a fixed bat
 ``step`` (the 8-env step alone, default threads), ``step-1`` (the same on the calling thread
 alone, as when the policy's threads hold every other core), ``sync`` (8 envs: obs, policy, step),
 ``async`` (16 envs: ``recv`` 8, policy, ``send``) and ``envpool-async`` (EnvPool's loop, the
-same). The serial bound is a loop that overlaps nothing: the policy alone plus the step alone,
-both measured in the same run; the one-core bound takes the step on one thread instead. Each
+same). For the CNN, two probes of the policy alone on its fixed batch, each call preceded by
+0.4 ms of other work on the calling thread, timed apart from the policy: ``ceiling-busy``
+spins (no memory touched), ``ceiling-touch`` reads a 64 MiB buffer for as long; the pair
+tells whether the policy slows in the synchronous loop because of the pause between its calls or
+because the work in that pause evicts its data from the caches. The serial bound is a loop that
+overlaps nothing: the policy alone plus the step alone, both measured in the same run; the
+one-core bound takes the step on one thread instead. Each
 measurement also reports the CPU its threads used per iteration (`thread_cpu`): the calling
 thread, the pool's helpers, and the others (the policy's OpenMP workers, EnvPool's threads).
 
@@ -45,6 +50,13 @@ SCHEMA = "reinfors-gym-loops/1"
 DEVICE_MS = 2.0
 NUM_ENVS, BATCH = 16, 8
 LOOPS = ("ceiling", "step", "step-1", "sync", "async", "envpool-async")
+#: Probes of the CNN alone with other work between its calls (not loops with an env).
+PROBES = ("ceiling-busy", "ceiling-touch")
+#: The work between two calls of a probe: about the 8-env step inside the synchronous loop.
+INTERPOSED_MS = 0.4
+#: The buffer `ceiling-touch` reads, in slices, larger than the caches of the cores it runs on.
+TOUCH_BYTES = 64 << 20
+TOUCH_SLICE = 256 << 10
 
 
 @dataclass(frozen=True)
@@ -101,6 +113,28 @@ def make_policy(policy: str, torch_threads: int) -> Callable[[Any], Any]:
     raise ValueError(f"no policy {policy!r}")
 
 
+def busy_for(seconds: float) -> None:
+    """Holds the calling thread `seconds` without touching memory beyond its own stack."""
+    end = time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        pass
+
+
+def read_memory_for(buffer: Any, seconds: float, start: int) -> tuple[int, int]:
+    """Reads `buffer` (1-D uint8) slice by slice from byte `start`, wrapping around, for at
+    least one slice and then until `seconds` have passed: what other work between two calls
+    of the policy does to the caches. Returns the bytes read and where the next read starts."""
+    size = len(buffer)
+    end = time.perf_counter() + seconds
+    read, at = 0, start % size
+    while read == 0 or time.perf_counter() < end:
+        part = buffer[at : at + TOUCH_SLICE]
+        part.max()  # a vectorized pass over every byte of the slice
+        read += len(part)
+        at = (at + len(part)) % size
+    return read, at
+
+
 def _make_env(loop: str, num_envs: int, batch_size: int):
     if loop == "envpool-async":
         import envpool
@@ -129,9 +163,11 @@ def measure(
     seconds: float,
     warmup: float,
     omp_wait_policy: str | None = None,
+    interposed_ms: float = INTERPOSED_MS,
 ) -> dict[str, float]:
     """One loop for `seconds` after `warmup`: env steps/s, and the medians of its phases per
-    iteration (ms): the policy, and the env (a step, or recv plus send)."""
+    iteration (ms): the policy, and the env (a step, or recv plus send; for a probe, its work
+    between the policy's calls)."""
     if omp_wait_policy:
         # Read by the OpenMP runtime when torch loads it, which is below.
         os.environ["OMP_WAIT_POLICY"] = omp_wait_policy
@@ -146,6 +182,23 @@ def measure(
             t0 = clock()
             act(obs0)
             return clock() - t0, 0.0
+
+        return _timed(iteration, batch_size, seconds, warmup)
+    if loop in PROBES:
+        obs0 = np.random.default_rng(0).integers(0, 256, (batch_size, 96, 96, 3), np.uint8)
+        gap = interposed_ms / 1000
+        memory = np.ones(TOUCH_BYTES, np.uint8) if loop == "ceiling-touch" else None
+        cursor = {"at": 0}
+
+        def iteration() -> tuple[float, float]:
+            t0 = clock()
+            if memory is None:
+                busy_for(gap)
+            else:
+                cursor["at"] = read_memory_for(memory, gap, cursor["at"])[1]
+            t1 = clock()
+            act(obs0)
+            return clock() - t1, t1 - t0
 
         return _timed(iteration, batch_size, seconds, warmup)
     env = _make_env(loop, num_envs, batch_size)
@@ -247,7 +300,7 @@ def plan(config: Config, cores: int | None = None) -> tuple[list[Group], list[Ro
     chosen = [g for g in every if g.name in config.groups or not config.groups]
     rows = []
     for g in chosen:
-        for loop in LOOPS:
+        for loop in LOOPS + (PROBES if g.policy == "cnn" else ()):
             params = {
                 "policy": g.policy,
                 "loop": loop,
@@ -259,6 +312,8 @@ def plan(config: Config, cores: int | None = None) -> tuple[list[Group], list[Ro
             }
             if g.omp_wait_policy:
                 params["omp_wait_policy"] = g.omp_wait_policy
+            if loop in PROBES:
+                params["interposed_ms"] = INTERPOSED_MS
             rows.append(Row(g.name, loop, params))
     return chosen, rows
 
@@ -306,11 +361,11 @@ def run_rows(
 # --------------------------------------------------------------------------- what it shows
 
 
-def _median(rows: dict[str, dict[str, Any]], loop: str) -> float | None:
+def _median(rows: dict[str, dict[str, Any]], loop: str, key: str = "steps_per_s") -> float | None:
     row = rows.get(loop)
-    if not row or row["skipped"] or not row["stats"]:
+    if not row or row["skipped"] or key not in (row["stats"] or {}):
         return None
-    return float(row["stats"]["steps_per_s"]["median"])
+    return float(row["stats"][key]["median"])
 
 
 def summarize_group(rows: dict[str, dict[str, Any]]) -> dict[str, float]:
@@ -346,6 +401,16 @@ def summarize_group(rows: dict[str, dict[str, Any]]) -> dict[str, float]:
         out["one_core_bound"] = 1.0 / (1.0 / ceiling + 1.0 / step_one)
         if sync:
             out["sync_of_one_core_bound"] = sync / out["one_core_bound"]
+    # The policy's own time per call: alone, after each probe's work, and in the sync loop.
+    for key, loop in (
+        ("policy_alone_ms", "ceiling"),
+        ("policy_after_busy_ms", "ceiling-busy"),
+        ("policy_after_touch_ms", "ceiling-touch"),
+        ("policy_in_sync_ms", "sync"),
+    ):
+        ms = _median(rows, loop, "policy_ms")
+        if ms is not None:
+            out[key] = ms
     return out
 
 
@@ -420,7 +485,8 @@ def validate(doc: Any) -> dict[str, Any]:
     need(isinstance(doc.get("summary"), dict), "'summary' must be an object")
     names = {g["name"] for g in doc["groups"]}
     for row in doc["rows"]:
-        need(row.get("group") in names and row.get("loop") in LOOPS, f"row {row.get('id')}")
+        known = row.get("group") in names and row.get("loop") in LOOPS + PROBES
+        need(known, f"row {row.get('id')}")
         check_stats(row, need)
     return doc
 
