@@ -78,7 +78,6 @@ def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
         }
         for loop, ms in policy_ms.items()
     }
-    rows["ceiling-touch"]["skipped"] = None
     s = loops.summarize_group(rows)
     assert s["policy_alone_ms"] == 2.0 and s["policy_in_sync_ms"] == 2.5
     assert s["policy_after_busy_ms"] == 2.05 and s["policy_after_touch_ms"] == 2.6
@@ -89,9 +88,10 @@ def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
 def test_busy_for_spins_on_the_cpu():
     start_cpu = time.thread_time()
     start = time.perf_counter()
-    loops.busy_for(0.02)
-    assert time.perf_counter() - start >= 0.02
-    # It holds the core (CPU time), unlike a sleep.
+    loops.busy_for(0.1)
+    assert time.perf_counter() - start >= 0.1
+    # It holds a core (CPU time; a sleep uses almost none), even on a machine busy enough to
+    # give this thread a tenth of one.
     assert time.thread_time() - start_cpu >= 0.01
 
 
