@@ -18,14 +18,14 @@ Loops, 16 sub-envs in batches of 8: ``ceiling`` (the policy alone on a fixed bat
 alone, as when the policy's threads hold every other core), ``sync`` (8 envs: obs, policy, step),
 ``async`` (16 envs: ``recv`` 8, policy, ``send``) and ``envpool-async`` (EnvPool's loop, the
 same). For the CNN, two probes of the policy alone on its fixed batch, each call preceded by
-0.4 ms of other work on the calling thread, timed apart from the policy: ``ceiling-busy``
-spins (no memory touched), ``ceiling-touch`` reads a 64 MiB buffer for as long; the pair
-tells whether the policy slows in the synchronous loop because of the pause between its calls or
-because the work in that pause evicts its data from the caches. The serial bound is a loop that
-overlaps nothing: the policy alone plus the step alone, both measured in the same run; the
-one-core bound takes the step on one thread instead. Each
-measurement also reports the CPU its threads used per iteration (`thread_cpu`): the calling
-thread, the pool's helpers, and the others (the policy's OpenMP workers, EnvPool's threads).
+`INTERPOSED_MS` of other work on the calling thread, timed apart from the policy:
+``ceiling-busy`` spins (no memory touched), ``ceiling-touch`` reads a `TOUCH_BYTES` buffer for
+as long; the pair tells whether the policy slows in the synchronous loop because of the pause
+between its calls or because the work in that pause evicts its data from the caches. The serial
+bound is a loop that overlaps nothing: the policy alone plus the step alone, both measured in the
+same run; the one-core bound takes the step on one thread instead. Each measurement also reports
+the CPU its threads used per iteration (`thread_cpu`): the calling thread, the pool's helpers,
+and the others (the policy's OpenMP workers, EnvPool's threads).
 
 Every measurement runs in its own process; each trial runs all of them, the order reversed
 from one trial to the next; reports give medians and ranges.
@@ -175,8 +175,9 @@ def measure(
 
     act = make_policy(policy, torch_threads)
     clock = time.perf_counter
+    # The policy-alone loops' fixed batch.
+    obs0 = np.random.default_rng(0).integers(0, 256, (batch_size, 96, 96, 3), np.uint8)
     if loop == "ceiling":
-        obs0 = np.random.default_rng(0).integers(0, 256, (batch_size, 96, 96, 3), np.uint8)
 
         def iteration() -> tuple[float, float]:
             t0 = clock()
@@ -185,7 +186,6 @@ def measure(
 
         return _timed(iteration, batch_size, seconds, warmup)
     if loop in PROBES:
-        obs0 = np.random.default_rng(0).integers(0, 256, (batch_size, 96, 96, 3), np.uint8)
         gap = interposed_ms / 1000
         memory = np.ones(TOUCH_BYTES, np.uint8) if loop == "ceiling-touch" else None
         cursor = {"at": 0}
