@@ -13,6 +13,7 @@ from __future__ import annotations
 import gymnasium as gym
 
 from . import _core
+from .allocator import keep_freed_memory
 from .car_racing import CarRacingEnv, car_racing_env
 from .engine import Batch, CollectStream, Engine, Reward, games, learners, policies
 from .errors import (
@@ -66,5 +67,6 @@ __all__ = [
     "InvalidSeed",
     "ReadOnlyAttributeError",
     "ResetNeeded",
+    "keep_freed_memory",
     "__version__",
 ]

@@ -9,9 +9,10 @@ Policies (each a group of loops):
 - ``device``: holds the loop 2 ms without a core (a sleep), as a GPU or an inference server
   does, then returns its actions;
 - ``cnn-1``: CleanRL's Nature CNN on one torch thread (a core left free);
-- ``cnn-all``: the same CNN on every core (nothing left free), and ``cnn-all-passive`` with
+- ``cnn-all``: the same CNN on every core (nothing left free), ``cnn-all-passive`` with
   ``OMP_WAIT_POLICY=PASSIVE`` (PyTorch's OpenMP workers sleep between kernels instead of
-  spinning).
+  spinning), and ``cnn-all-kept`` with glibc keeping freed memory
+  (`reinfors_gym.keep_freed_memory`, called before anything else in the measuring process).
 
 Loops, 16 sub-envs in batches of 8: ``ceiling`` (the policy alone on a fixed batch of 8),
 ``step`` (the 8-env step alone, default threads), ``step-1`` (the same on the calling thread
@@ -25,7 +26,8 @@ between its calls or because the work in that pause evicts its data from the cac
 bound is a loop that overlaps nothing: the policy alone plus the step alone, both measured in the
 same run; the one-core bound takes the step on one thread instead. Each measurement also reports
 the CPU its threads used per iteration (`thread_cpu`): the calling thread, the pool's helpers,
-and the others (the policy's OpenMP workers, EnvPool's threads).
+and the others (the policy's OpenMP workers, EnvPool's threads), and the process's page faults
+per iteration (memory the allocator handed back to the kernel and took again).
 
 Every measurement runs in its own process; each trial runs all of them, the order reversed
 from one trial to the next; reports give medians and ranges.
@@ -68,6 +70,7 @@ class Group:
     policy: str  # "device" or "cnn"
     torch_threads: int = 0
     omp_wait_policy: str | None = None
+    keep_freed_memory: bool = False
 
 
 def groups(cores: int) -> list[Group]:
@@ -81,6 +84,13 @@ def groups(cores: int) -> list[Group]:
             "cnn",
             cores,
             "PASSIVE",
+        ),
+        Group(
+            "cnn-all-kept",
+            f"the same, glibc keeps freed memory ({cores} torch threads)",
+            "cnn",
+            cores,
+            keep_freed_memory=True,
         ),
     ]
 
@@ -164,10 +174,15 @@ def measure(
     warmup: float,
     omp_wait_policy: str | None = None,
     interposed_ms: float = INTERPOSED_MS,
+    keep_freed_memory: bool = False,
 ) -> dict[str, float]:
     """One loop for `seconds` after `warmup`: env steps/s, and the medians of its phases per
     iteration (ms): the policy, and the env (a step, or recv plus send; for a probe, its work
     between the policy's calls)."""
+    if keep_freed_memory:
+        from ..allocator import keep_freed_memory as keep
+
+        keep()  # before the loop's first arrays and tensors
     if omp_wait_policy:
         # Read by the OpenMP runtime when torch loads it, which is below.
         os.environ["OMP_WAIT_POLICY"] = omp_wait_policy
@@ -257,14 +272,16 @@ def _timed(
 
     if warmup > 0:
         run(warmup)
-    before = thread_cpu.snapshot()
+    before, faults = thread_cpu.snapshot(), thread_cpu.page_faults()
     n, elapsed, policy, env = run(seconds)
     cpu = thread_cpu.split(before, thread_cpu.snapshot(), n)
+    faulted = {} if faults is None else {"page_faults": (thread_cpu.page_faults() - faults) / n}
     return {
         "steps_per_s": n * batch / elapsed,
         "policy_ms": 1e3 * statistics.median(policy),
         "env_ms": 1e3 * statistics.median(env),
         **cpu,
+        **faulted,
     }
 
 
@@ -312,6 +329,8 @@ def plan(config: Config, cores: int | None = None) -> tuple[list[Group], list[Ro
             }
             if g.omp_wait_policy:
                 params["omp_wait_policy"] = g.omp_wait_policy
+            if g.keep_freed_memory:
+                params["keep_freed_memory"] = True
             if loop in PROBES:
                 params["interposed_ms"] = INTERPOSED_MS
             rows.append(Row(g.name, loop, params))
@@ -411,6 +430,11 @@ def summarize_group(rows: dict[str, dict[str, Any]]) -> dict[str, float]:
         ms = _median(rows, loop, "policy_ms")
         if ms is not None:
             out[key] = ms
+    # Page faults per iteration: the policy alone, and the policy with the step between calls.
+    for key, loop in (("page_faults_alone", "ceiling"), ("page_faults_in_sync", "sync")):
+        faults = _median(rows, loop, "page_faults")
+        if faults is not None:
+            out[key] = faults
     return out
 
 
@@ -419,6 +443,7 @@ TARGETS = {
     "device": (("async_of_ceiling", 0.97), ("async_over_sync", 1.15), ("async_over_envpool", 2.0)),
     "cnn-1": (("async_of_ceiling", 0.93), ("async_over_sync", 1.2)),
     "cnn-all": (("async_over_sync", 0.98), ("sync_of_bound", 0.90)),
+    "cnn-all-kept": (("async_over_sync", 0.98), ("sync_of_bound", 0.90)),
 }
 
 
@@ -525,6 +550,8 @@ def console(doc: dict[str, Any]) -> str:
                     f"{role} {s[f'{role}_cpu_ms']['median']:.2f}"
                     for role in ("caller", "helpers", "others")
                 )
+            if "page_faults" in s:
+                phases += f"; page faults/iteration {s['page_faults']['median']:.0f}"
             lines.append(
                 f"  {row['loop']:<14} {rate['median']:>8,.0f}  ({rate['min']:,.0f}-"
                 f"{rate['max']:,.0f})  {phases}"
@@ -535,7 +562,8 @@ def console(doc: dict[str, Any]) -> str:
     for c in doc["checks"]:
         value = "n/a" if c["value"] is None else f"{c['value']:.3f}"
         verdict = "met" if c["met"] else "NOT met"
-        lines.append(f"  {c['group']:<8} {c['ratio']:<20} {value:>6} >= {c['at_least']}: {verdict}")
+        target = f"{c['ratio']:<20} {value:>6} >= {c['at_least']}"
+        lines.append(f"  {c['group']:<12} {target}: {verdict}")
     return "\n".join(lines)
 
 

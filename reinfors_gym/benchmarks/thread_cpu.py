@@ -8,6 +8,7 @@ Linux only: elsewhere `snapshot` is empty and `split` gives nothing.
 
 from __future__ import annotations
 
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,3 +79,14 @@ def split(
     out = {role: ms / iterations for role, ms in cpu.items()}
     out["involuntary_switches"] = switches / iterations
     return out
+
+
+def page_faults() -> int | None:
+    """The process's page faults so far that needed no disk (the kernel handing it a zeroed
+    page, say, for memory the allocator gave back and took again); None where the platform
+    keeps no such count."""
+    if sys.platform == "win32":
+        return None
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt

@@ -1,7 +1,7 @@
 """examples/allocator.py, train.py's `--keep-freed-memory`: glibc keeps the memory of freed
-tensors for the next ones, which takes the page faults out of a PPO update and changes none of
-its numbers. Each case runs in its own process: the allocator's settings hold for a whole
-process and cannot be undone."""
+tensors for the next ones (`reinfors_gym.keep_freed_memory`, whose page faults
+`tests/test_allocator.py` counts), and that changes no number of a PPO update. Each case runs in
+its own process: the allocator's settings hold for a whole process and cannot be undone."""
 
 from __future__ import annotations
 
@@ -20,25 +20,6 @@ EXAMPLES = ROOT / "examples"
 pytestmark = pytest.mark.skipif(
     platform.libc_ver()[0] != "glibc", reason="the settings are glibc's; elsewhere a no-op"
 )
-
-# Allocations shaped as a minibatch's activations: blocks of a few MiB, several alive at once,
-# all freed before the next round, in a process that has warmed up.
-FAULTS = """
-import resource, sys
-import numpy as np
-sys.path.insert(0, {examples!r})
-import allocator
-if {keep}:
-    allocator.keep_freed_memory()
-def rounds(n):
-    for _ in range(n):
-        blocks = [np.ones(size // 8) for size in (3 << 20, 9 << 20, 5 << 20, 12 << 20)]
-        del blocks
-rounds(3)
-before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-rounds(40)
-print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
-"""
 
 # A few of the recipe's PPO updates on fixed random frames; prints the weights' bytes' hash.
 UPDATES = """
@@ -87,17 +68,6 @@ def load_allocator():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def test_keeping_freed_memory_takes_the_page_faults_out_of_repeated_blocks():
-    """glibc's adaptive thresholds hand such blocks back to the kernel, which faults them in
-    again, zeroed, page by page; the fixed ones reuse them."""
-    adaptive = int(run(FAULTS, keep=False))
-    kept = int(run(FAULTS, keep=True))
-    # 40 rounds of 29 MiB (7,400 pages); adaptive thresholds returned about a fifth of it each
-    # round (60,560 faults in all, measured), the fixed ones none.
-    assert adaptive > 40 * 500, adaptive
-    assert kept < adaptive / 20, (kept, adaptive)
 
 
 def test_keeping_freed_memory_changes_no_number_of_an_update():
