@@ -110,3 +110,13 @@ def test_a_refused_setting_is_an_error_that_names_it(monkeypatch):
     monkeypatch.setattr(allocator.ctypes, "CDLL", lambda *_a, **_k: Refusing())
     with pytest.raises(OSError, match="refused the top pad"):
         rf.keep_freed_memory()
+
+
+def test_the_docs_quote_the_environment_variables_as_they_are():
+    from pathlib import Path
+
+    docs = Path(__file__).resolve().parent.parent / "docs"
+    line = " ".join(f"{name}={value}" for name, value in allocator.ENVIRONMENT.items())
+    for page in ("vector_env.md", "troubleshooting.md"):
+        text = " ".join((docs / page).read_text().split())  # lines wrapped anywhere
+        assert line in text, page

@@ -1,6 +1,7 @@
 """The figures of docs/async_loops.json (`reinfors-gym bench --loops --out docs`): the table of
-the policy loops, README's sentence on the overlap, the measured effect of `OMP_WAIT_POLICY`,
-and where the synchronous loop's time goes when the policy holds every core.
+the policy loops, README's sentence on the overlap, the measured effects of `OMP_WAIT_POLICY`
+and of glibc keeping freed memory, and where the synchronous loop's time goes when the policy
+holds every core.
 
 tools/gen_figures.py merges `FIGURES` into its own, so `python tools/gen_figures.py` writes these
 regions with the rest.
@@ -72,7 +73,17 @@ policy alone, {dev["async_over_sync"]:.2f}× the synchronous loop and
 {one["async_of_ceiling"]:.2f} of the policy alone ({one["async_over_sync"]:.2f}× sync). With the
 CNN on every core the asynchronous loop runs at {every["async_over_sync"]:.2f}× the synchronous
 one, which reaches {every["sync_of_bound"]:.2f} of its serial bound (the policy alone plus the
-step alone).""")
+step alone).{_kept_sentence(d)}""")
+
+
+def _kept_sentence(d: dict[str, Any]) -> str:
+    """README's sentence on glibc keeping freed memory (empty where the group was not run)."""
+    kept, every = d["summary"].get("cnn-all-kept"), d["summary"]["cnn-all"]
+    if not kept or "sync" not in kept:
+        return ""
+    return f""" With glibc keeping the memory the policy frees (`reinfors_gym.keep_freed_memory()`,
+or its environment variables), the synchronous loop runs {kept["sync"] / every["sync"]:.2f}×
+as fast and reaches {kept["sync_of_bound"]:.2f} of its bound."""
 
 
 def omp_wait_policy(d: dict[str, Any]) -> str:
@@ -114,13 +125,19 @@ def sync_contention(d: dict[str, Any]) -> str:
         if helpers < 0.1 * step_in_loop
         else "so the helpers step beside the spinning worker"
     )
+    faults = (
+        f" (with {s['page_faults_in_sync']:,.0f} page faults an iteration against "
+        f"{s['page_faults_alone']:,.0f} alone: *glibc's allocator* below)"
+        if "page_faults_in_sync" in s and "page_faults_alone" in s
+        else ""
+    )
     return para(f"""Where the synchronous loop's time goes with the CNN on every core (the same
 run, each thread's CPU time read from `/proc`): an iteration takes {iteration:.2f} ms, in which
 the policy's other threads (PyTorch's OpenMP worker) use {others:.2f} ms of CPU{spins} and the
 pool's helper threads {helpers:.2f} ms, {who}: {step_in_loop:.2f} ms, against
 {ms(rows["cnn-all:step"], "env_ms"):.2f} ms alone on every core and
 {ms(rows["cnn-all:step-1"], "env_ms"):.2f} ms alone on one thread. The policy takes
-{ms(sync, "policy_ms"):.2f} ms in the loop and {ms(ceiling, "policy_ms"):.2f} ms alone. The serial
+{ms(sync, "policy_ms"):.2f} ms in the loop{faults} and {ms(ceiling, "policy_ms"):.2f} ms alone. The serial
 bound gives the step every core, which it cannot have while the worker spins: the loop reaches
 {s["sync_of_bound"]:.2f} of that bound, and {s["sync_of_one_core_bound"]:.2f} of the bound with the
 step on one thread.{_pause_probes(s, d["rows"])}""")
@@ -149,9 +166,29 @@ call, timed apart from it, takes {busy:.2f} ms after spinning (no memory touched
 between steps in the loop: {reading}."""
 
 
+def keep_freed_memory(d: dict[str, Any]) -> str:
+    """The measured effect of glibc keeping freed memory on the CNN on every core."""
+    s, k = d["summary"]["cnn-all"], d["summary"]["cnn-all-kept"]
+    faults = next(r for r in d["rows"] if r["id"] == "cnn-all:sync")["stats"]["page_faults"]
+    return para(f"""Measured with the CNN on every core (`reinfors-gym bench --loops`,
+{d["created"][:10]}): with glibc's default thresholds the process takes
+{s["page_faults_in_sync"]:,.0f} page faults an iteration of the synchronous loop (a median:
+{faults["min"]:,.0f} to {faults["max"]:,.0f} from one process to the next, as the threads' timing
+lays out the heap; {s["page_faults_alone"]:,.0f} for the policy alone), and the policy takes
+{s["policy_in_sync_ms"]:.2f} ms there against {s["policy_alone_ms"]:.2f} ms alone. With
+`reinfors_gym.keep_freed_memory()` it takes {k["page_faults_in_sync"]:,.1f}, and the policy
+{k["policy_in_sync_ms"]:.2f} ms against {k["policy_alone_ms"]:.2f} ms alone. The synchronous loop
+runs at {k["sync"] / s["sync"]:.2f}× its rate with the defaults and reaches
+{k["sync_of_bound"]:.2f} of its serial bound ({k["sync_of_one_core_bound"]:.2f} of the bound with
+the step on one thread, as it runs while PyTorch's worker spins); the asynchronous loop runs at
+{k["async"] / s["async"]:.2f}× its rate with the defaults, {k["async_over_sync"]:.2f}× the
+synchronous one.""")
+
+
 FIGURES: dict[str, Callable[[], str]] = {
     "async-table": from_record(async_table, LOOPS),
     "async-overlap": from_record(async_overlap, LOOPS),
     "omp-wait-policy": from_record(omp_wait_policy, LOOPS),
     "sync-contention": from_record(sync_contention, LOOPS),
+    "keep-freed-memory": from_record(keep_freed_memory, LOOPS),
 }
