@@ -1,9 +1,11 @@
 """Who used the CPU during a measurement: the calling thread, the pool's helper threads, and
 every other thread of the process (a policy's OpenMP workers, EnvPool's threads), read from
 /proc/self/task. A loop whose other threads burn a core's worth of CPU per iteration left its
-env step no second core, whatever the step could do with one.
+env step no second core, whatever the step could do with one. Beside it, the process's page
+faults (`page_faults`): CPU time the kernel spends handing memory back to the measurement.
 
-Linux only: elsewhere `snapshot` is empty and `split` gives nothing.
+Linux only: elsewhere `snapshot` is empty and `split` gives nothing (`page_faults` also counts
+on other POSIX systems).
 """
 
 from __future__ import annotations
