@@ -78,15 +78,20 @@ def test_serial_bound_and_ratios():
     assert "policy_alone_ms" not in s  # no row here reports the policy's time
 
 
-def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
-    policy_ms = {"ceiling": 2.0, "ceiling-busy": 2.05, "ceiling-touch": 2.6, "sync": 2.5}
-    rows = {
+def _rows_with(key: str, medians: dict[str, float]) -> dict[str, dict]:
+    """One group's rows by loop, each at 1000 steps/s with `key`'s median as given."""
+    return {
         loop: {
             "skipped": None,
-            "stats": {"steps_per_s": {"median": 1000.0}, "policy_ms": {"median": ms}},
+            "stats": {"steps_per_s": {"median": 1000.0}, key: {"median": value}},
         }
-        for loop, ms in policy_ms.items()
+        for loop, value in medians.items()
     }
+
+
+def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
+    policy_ms = {"ceiling": 2.0, "ceiling-busy": 2.05, "ceiling-touch": 2.6, "sync": 2.5}
+    rows = _rows_with("policy_ms", policy_ms)
     s = loops.summarize_group(rows)
     assert s["policy_alone_ms"] == 2.0 and s["policy_in_sync_ms"] == 2.5
     assert s["policy_after_busy_ms"] == 2.05 and s["policy_after_touch_ms"] == 2.6
@@ -95,14 +100,7 @@ def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
 
 
 def test_summary_gives_the_page_faults_alone_and_in_sync():
-    faults = {"ceiling": 3.0, "sync": 410.0, "step": 1.0}
-    rows = {
-        loop: {
-            "skipped": None,
-            "stats": {"steps_per_s": {"median": 1000.0}, "page_faults": {"median": n}},
-        }
-        for loop, n in faults.items()
-    }
+    rows = _rows_with("page_faults", {"ceiling": 3.0, "sync": 410.0, "step": 1.0})
     s = loops.summarize_group(rows)
     assert (s["page_faults_alone"], s["page_faults_in_sync"]) == (3.0, 410.0)
     rows["sync"]["skipped"] = "failed: boom"
