@@ -173,8 +173,8 @@ def keep_freed_memory(d: dict[str, Any]) -> str:
     return para(f"""Measured with the CNN on every core (`reinfors-gym bench --loops`,
 {d["created"][:10]}): with glibc's default thresholds the process takes
 {s["page_faults_in_sync"]:,.0f} page faults an iteration of the synchronous loop (a median:
-{faults["min"]:,.0f} to {faults["max"]:,.0f} from one process to the next, as the threads' timing
-lays out the heap; {s["page_faults_alone"]:,.0f} for the policy alone), and the policy takes
+{faults["min"]:,.0f} to {faults["max"]:,.0f} from one process to the next;
+{s["page_faults_alone"]:,.0f} for the policy alone), and the policy takes
 {s["policy_in_sync_ms"]:.2f} ms there against {s["policy_alone_ms"]:.2f} ms alone. With
 `reinfors_gym.keep_freed_memory()` it takes {k["page_faults_in_sync"]:,.1f}, and the policy
 {k["policy_in_sync_ms"]:.2f} ms against {k["policy_alone_ms"]:.2f} ms alone. The synchronous loop
