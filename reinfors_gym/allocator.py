@@ -32,12 +32,14 @@ SETTINGS = {
     "trim threshold": (M_TRIM_THRESHOLD, 1024 * MIB),
     "top pad": (M_TOP_PAD, 256 * MIB),
 }
-#: The same settings as environment variables, for a process started without a code change.
-ENVIRONMENT = {
-    "MALLOC_MMAP_THRESHOLD_": str(32 * MIB),
-    "MALLOC_TRIM_THRESHOLD_": str(1024 * MIB),
-    "MALLOC_TOP_PAD_": str(256 * MIB),
+#: The environment variable glibc reads at start-up for each `mallopt` parameter.
+_VARIABLES = {
+    M_MMAP_THRESHOLD: "MALLOC_MMAP_THRESHOLD_",
+    M_TRIM_THRESHOLD: "MALLOC_TRIM_THRESHOLD_",
+    M_TOP_PAD: "MALLOC_TOP_PAD_",
 }
+#: The same settings as environment variables, for a process started without a code change.
+ENVIRONMENT = {_VARIABLES[param]: str(value) for param, value in SETTINGS.values()}
 
 
 def keep_freed_memory() -> str:
