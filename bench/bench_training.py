@@ -37,8 +37,8 @@ Each side's `--sides` name is in parentheses.
 - **The policy alone, the learner before** (`policy-alone-before`): the same loop with the
   learner as it was before the profile (`FramesEachMinibatch`: the frames converted, scaled and
   pooled as floats in every minibatch's forward pass, in that order as at `LEARNER_BEFORE`, not
-  once per batch), so that one run gives the learner's own rate before and after (both use the
-  fused Adam).
+  once per batch) and its Adam (one kernel per tensor operation, not the fused one), so that one
+  run gives the learner's own rate before and after.
 
 Every measurement runs in a process of its own: train.py's sides in train.py, the loops this
 file runs (`LOOPS`) through `--measure`. The allocator's settings hold for a whole process, and
@@ -273,6 +273,19 @@ class FramesEachMinibatch(train.BetaAgent):
         return super().heads(frames)
 
 
+def before_optimizer(agent: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
+    """The learner before's Adam, as at `LEARNER_BEFORE`: one kernel per tensor operation (the
+    fused kernel of `train.make_optimizer` is part of the rework)."""
+    return torch.optim.Adam(agent.parameters(), lr=lr, eps=1e-5)
+
+
+def make_optimizer(agent: torch.nn.Module, lr: float) -> torch.optim.Optimizer:
+    """`agent`'s learner's Adam: the learner before's for `FramesEachMinibatch`, else today's."""
+    if isinstance(agent, FramesEachMinibatch):
+        return before_optimizer(agent, lr)
+    return train.make_optimizer(agent, lr)
+
+
 def synchronous_ppo(
     open_games: Callable[[argparse.Namespace], Games],
     updates: int,
@@ -286,7 +299,7 @@ def synchronous_ppo(
     agent = agent_class(args)
     # The learner before the rework trained in float32; today's trains as the recipe says.
     heads = epoch_heads(agent, args) if agent_class is train.BetaAgent else None
-    optimizer = train.make_optimizer(agent, args.lr)
+    optimizer = make_optimizer(agent, args.lr)
     rng = np.random.default_rng(args.seed)
     steps = args.collect_size // args.n_games
     games = open_games(args)

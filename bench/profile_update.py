@@ -88,7 +88,7 @@ def fresh_learner(agent_class: type[train.BetaAgent], options: dict[str, object]
     torch.manual_seed(0)
     torch.set_num_threads(args.torch_threads)
     agent = agent_class(args)
-    return args, agent, train.make_optimizer(agent, 1e-6), np.random.default_rng(0)
+    return args, agent, bench_training.make_optimizer(agent, 1e-6), np.random.default_rng(0)
 
 
 def acting_seconds(agent, batch: Batch, args) -> float:

@@ -253,3 +253,23 @@ def test_each_loop_runs_in_its_own_process_with_its_own_allocator(bench, monkeyp
     assert today.args[today.args.index("--precision") + 1] == "fp32"
     assert "allocator: glibc keeps freed memory" in today.stderr
     assert "allocator" not in before.stderr
+
+
+def test_each_learner_steps_its_own_adam(bench, monkeypatch):
+    """Today's learner steps the fused Adam; the learner before steps Adam one kernel per tensor
+    operation, as at `LEARNER_BEFORE` (the fused kernel is part of the rework)."""
+    seen = []
+    monkeypatch.setattr(bench, "ppo_update", lambda *a: seen.append(a[1]))
+    for agent_class in (bench.train.BetaAgent, bench.FramesEachMinibatch):
+        bench.synchronous_ppo(bench.NoGames, 2, agent_class)
+    today, _, before, _ = seen
+    assert today.defaults["fused"] is True
+    assert not before.defaults["fused"] and not before.defaults["foreach"]
+    assert before.defaults["eps"] == today.defaults["eps"] == 1e-5
+    source = bench.subprocess.run(
+        ["git", "-C", str(ROOT), "show", f"{bench.LEARNER_BEFORE}:examples/train.py"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "torch.optim.Adam(learner.parameters(), lr=args.lr, eps=1e-5)" in source
