@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import csv
 import math
+import os
 import platform
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,14 @@ class ScalarLog:
         self.csv_file.close()
         if self.board is not None:
             self.board.close()
+
+
+def machine() -> dict[str, Any]:
+    """What a run record names of the CPU: its model, family and model numbers (a model name such
+    as "AMD EPYC" covers generations whose speeds differ by up to 2x) and its count of cores."""
+    from reinfors_gym.benchmarks.provenance import cpu_id
+
+    return {"cpu_model": cpu_model(), "cpu_id": cpu_id(), "cpu_count": os.cpu_count()}
 
 
 def cpu_model() -> str:

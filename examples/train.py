@@ -30,7 +30,6 @@ import argparse
 import copy
 import json
 import math
-import os
 import sys
 import threading
 import time
@@ -585,8 +584,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "precision_seconds": precision_seconds,
         **evaluate_policy(policy_path, args),
         "versions": run_log.versions(),
-        "cpu_model": run_log.cpu_model(),
-        "cpu_count": os.cpu_count(),
+        **run_log.machine(),  # cpu_model, cpu_id, cpu_count
         "device": str(device)
         + (f" ({torch.cuda.get_device_name(device)})" if device.type == "cuda" else ""),
         "options": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},

@@ -215,8 +215,22 @@ def test_json_schema_round_trip(tmp_path):
 
 def test_machine_info_fields():
     info = harness.machine_info()
-    for key in ("cpu", "cores", "os", "python", "gymnasium", "reinfors-gym", "commit"):
+    for key in ("cpu", "cpu id", "cores", "os", "python", "gymnasium", "reinfors-gym", "commit"):
         assert isinstance(info[key], str) and info[key]
+
+
+def test_cpu_id_tells_generations_apart(tmp_path):
+    from reinfors_gym.benchmarks import provenance
+
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text(
+        "processor\t: 0\nvendor_id\t: AuthenticAMD\ncpu family\t: 26\nmodel\t\t: 2\n"
+        "model name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\ncpu family\t: 99\n"
+    )
+    assert provenance.cpu_id(cpuinfo) == "cpu family 26, model 2, stepping 1"
+    assert provenance.cpu_id(tmp_path / "absent") == "unknown"
+    (tmp_path / "arm").write_text("processor\t: 0\nFeatures\t: fp asimd\n")
+    assert provenance.cpu_id(tmp_path / "arm") == "unknown"
 
 
 # --------------------------------------------------------------------------- reports

@@ -72,6 +72,8 @@ def summarize(record: dict[str, Any]) -> dict[str, Any]:
     run["evaluated_after_training"] = record.get("evaluated_after_training", False)
     for key in ("versions", "cpu_model", "cpu_count", "device", "options"):
         run[key] = record[key]
+    if "cpu_id" in record:  # runs recorded before 2026-12-07 name the model only
+        run["cpu_id"] = record["cpu_id"]
     return run
 
 

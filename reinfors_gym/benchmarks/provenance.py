@@ -22,6 +22,20 @@ def _cpu_model() -> str:
     return platform.processor() or "unknown"
 
 
+def cpu_id(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
+    """The x86 CPU's family, model and stepping: a model name such as "AMD EPYC" covers several
+    generations (Zen 4 is family 25, Zen 5 family 26), whose speeds differ by up to 2x here."""
+    fields: dict[str, str] = {}
+    try:
+        for line in cpuinfo.read_text().splitlines():
+            key, _, value = line.partition(":")
+            fields.setdefault(key.strip(), value.strip())
+    except OSError:
+        return "unknown"
+    parts = [f"{key} {fields[key]}" for key in ("cpu family", "model", "stepping") if key in fields]
+    return ", ".join(parts) or "unknown"
+
+
 def _version(dist: str) -> str:
     try:
         return metadata.version(dist)
@@ -88,6 +102,7 @@ def machine_info() -> dict[str, str]:
     """Where and with what the numbers were measured."""
     return {
         "cpu": _cpu_model(),
+        "cpu id": cpu_id(),
         "cores": str(usable_cores()),
         "reinfors-gym simd": _simd_path(),
         "os": f"{platform.system()} {platform.release()} {platform.machine()}",

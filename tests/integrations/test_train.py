@@ -127,6 +127,7 @@ def test_train_smoke_exports_evaluates_and_records(tmp_path):
     assert set(record["versions"]) >= {"torch", "gymnasium", "numpy"}
     assert record["versions"]["torch"] == torch.__version__
     assert record["cpu_model"]
+    assert record["cpu_id"].startswith("cpu family ") or record["cpu_id"] == "unknown"
     evaluation = record["evaluation"]
     assert set(evaluation) == {"gymnasium_mean_actions", "gymnasium_sampled", "ours_mean_actions"}
     for result in evaluation.values():
