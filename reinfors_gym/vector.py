@@ -23,6 +23,7 @@ from gymnasium.vector.utils import batch_space
 
 from . import _core
 from ._guard import CallGuard
+from ._obs_arrays import ObservationArrays
 from ._sub_env import _SubEnv
 from ._vector_args import (
     CORE_AUTORESET_MODES,
@@ -62,7 +63,8 @@ class CarRacingVectorEnv(VectorEnv):
         grayscale: one luminance channel (Gymnasium's `GrayscaleObservation` weights).
         obs_size: `(height, width)` of frames, drawn natively at that resolution.
         channels_first: `(3, H, W)` frames (PyTorch's layout) instead of `(H, W, 3)`.
-        copy: return a fresh observation array (True) or the shared buffer (False).
+        copy: return an observation array nothing else refers to (True: a new one, or one
+            returned before and dropped since) or the shared buffer (False).
         batch_size: sub-envs per :meth:`recv` (EnvPool's asynchronous API; default
             ``num_envs``). With fewer than ``num_envs``, ``recv`` returns the first
             ``batch_size`` sub-envs to finish while the others keep stepping.
@@ -142,9 +144,11 @@ class CarRacingVectorEnv(VectorEnv):
         self.num_threads = self._pool.num_threads
         n = self.num_envs
         # The latest observation batch. With `copy=False` it is the one shared buffer every
-        # call writes (`_batch_obs` for `recv`); with `copy=True` each call writes a new
-        # array (`recv`: the block the core packed), returned as is and never written again.
+        # call writes (`_batch_obs` for `recv`); with `copy=True` each call writes an array
+        # nothing outside refers to (a new one, or one returned before and since dropped:
+        # `_obs_arrays`), returned as is (`recv`: the block the core packed).
         self._obs = np.zeros((n, *obs_shape), np.uint8)
+        self._obs_arrays = ObservationArrays(self._obs)
         self._batch_obs: np.ndarray | None = (
             None if self.copy else np.zeros((self.batch_size, *obs_shape), np.uint8)
         )
@@ -477,9 +481,9 @@ class CarRacingVectorEnv(VectorEnv):
     # ------------------------------------------------------------------ internals
 
     def _next_obs(self) -> np.ndarray:
-        """Where the next call writes its observations: a new array with `copy=True` (returned
-        without copying), else the shared buffer."""
-        return np.empty_like(self._obs) if self.copy else self._obs
+        """Where the next call writes its observations: with `copy=True` an array no one else
+        refers to (returned without copying), else the shared buffer."""
+        return self._obs_arrays.next() if self.copy else self._obs
 
     def _render_one(self, i: int) -> np.ndarray | None:
         if not self._has_reset:
