@@ -99,8 +99,8 @@ class ScalarLog:
 
 
 def machine() -> dict[str, Any]:
-    """What a run record names of the CPU: its model, family and model numbers (a model name such
-    as "AMD EPYC" covers generations whose speeds differ by up to 2x) and its count of cores."""
+    """What a run record names of the CPU: its model name, its family, model and stepping (one
+    model name covers several generations) and its count of cores."""
     from reinfors_gym.benchmarks.provenance import cpu_id
 
     return {"cpu_model": cpu_model(), "cpu_id": cpu_id(), "cpu_count": os.cpu_count()}

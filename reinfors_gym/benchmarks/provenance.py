@@ -24,7 +24,7 @@ def _cpu_model() -> str:
 
 def cpu_id(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
     """The x86 CPU's family, model and stepping: a model name such as "AMD EPYC" covers several
-    generations (Zen 4 is family 25, Zen 5 family 26), whose speeds differ by up to 2x here."""
+    generations (Zen 4 is family 25, Zen 5 family 26), which measure differently."""
     fields: dict[str, str] = {}
     try:
         for line in cpuinfo.read_text().splitlines():
