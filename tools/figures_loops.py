@@ -202,6 +202,7 @@ def _widest_range(d: dict[str, Any]) -> float:
 def other_machine(d: dict[str, Any]) -> str:
     """The table on a second machine, and what differs there."""
     dev, cnn = d["summary"]["device"], d["summary"]["cnn-all-kept"]
+    one = d["summary"]["cnn-1"]
     spread = _widest_range(d)
     return (
         async_table(d)
@@ -212,7 +213,10 @@ env steps/s on every core with glibc keeping freed memory, and one loop's trials
 of this table, not its digits. EnvPool's asynchronous loop with the device-like policy reaches
 {dev["envpool_async_of_ceiling"]:.2f} of the policy alone there, so no loop can run more than
 {1 / dev["envpool_async_of_ceiling"]:.2f}× as fast as it; ours reaches {dev["async_of_ceiling"]:.2f}
-({dev["async_over_envpool"]:.2f}× EnvPool's).""")
+({dev["async_over_envpool"]:.2f}× EnvPool's). With the CNN on 1 torch thread the synchronous loop
+ran at {one["sync_of_ceiling"]:.2f} of the policy alone: the processes of the policy alone took
+{one["page_faults_alone"]:.0f} page faults an iteration (*glibc's allocator* below), those of the
+synchronous loop {one["page_faults_in_sync"]:.1f}.""")
     )
 
 
