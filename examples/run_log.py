@@ -101,20 +101,9 @@ class ScalarLog:
 def machine() -> dict[str, Any]:
     """What a run record names of the CPU: its model name, its family, model and stepping (one
     model name covers several generations) and its count of cores."""
-    from reinfors_gym.benchmarks.provenance import cpu_id
+    from reinfors_gym.benchmarks.provenance import cpu_id, cpu_model
 
     return {"cpu_model": cpu_model(), "cpu_id": cpu_id(), "cpu_count": os.cpu_count()}
-
-
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def versions() -> dict[str, str]:

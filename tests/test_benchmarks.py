@@ -228,6 +228,7 @@ def test_cpu_id_tells_generations_apart(tmp_path):
         "model name\t: AMD EPYC\nstepping\t: 1\n\nprocessor\t: 1\ncpu family\t: 99\n"
     )
     assert provenance.cpu_id(cpuinfo) == "cpu family 26, model 2, stepping 1"
+    assert provenance.cpu_model(cpuinfo) == "AMD EPYC"
     assert provenance.cpu_id(tmp_path / "absent") == "unknown"
     (tmp_path / "arm").write_text("processor\t: 0\nFeatures\t: fp asimd\n")
     assert provenance.cpu_id(tmp_path / "arm") == "unknown"

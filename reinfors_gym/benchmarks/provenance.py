@@ -12,26 +12,31 @@ from pathlib import Path
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent.parent
 
 
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
+CPUINFO = Path("/proc/cpuinfo")
 
 
-def cpu_id(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """The x86 CPU's family, model and stepping: a model name such as "AMD EPYC" covers several
-    generations (Zen 4 is family 25, Zen 5 family 26), which measure differently."""
+def _cpuinfo(cpuinfo: Path) -> dict[str, str]:
+    """The first processor's fields of `cpuinfo` (empty where it cannot be read)."""
     fields: dict[str, str] = {}
     try:
         for line in cpuinfo.read_text().splitlines():
             key, _, value = line.partition(":")
             fields.setdefault(key.strip(), value.strip())
     except OSError:
-        return "unknown"
+        pass
+    return fields
+
+
+def cpu_model(cpuinfo: Path = CPUINFO) -> str:
+    """The CPU's model name ("AMD EPYC"), else the platform's processor or machine."""
+    name = _cpuinfo(cpuinfo).get("model name")
+    return name or platform.processor() or platform.machine() or "unknown"
+
+
+def cpu_id(cpuinfo: Path = CPUINFO) -> str:
+    """The x86 CPU's family, model and stepping: a model name such as "AMD EPYC" covers several
+    generations (Zen 4 is family 25, Zen 5 family 26), which measure differently."""
+    fields = _cpuinfo(cpuinfo)
     parts = [f"{key} {fields[key]}" for key in ("cpu family", "model", "stepping") if key in fields]
     return ", ".join(parts) or "unknown"
 
@@ -80,17 +85,10 @@ def load_average() -> str:
 def _simd_path() -> str:
     """Which copies of its hottest loops reinfors-gym runs here: the core picks AVX2 at run time
     where the CPU has it (and `REINFORS_GYM_DISABLE_AVX2` is unset), else the x86-64 baseline."""
-    try:
-        flags = next(
-            (
-                line
-                for line in Path("/proc/cpuinfo").read_text().splitlines()
-                if line.startswith("flags")
-            ),
-            "",
-        ).split()
-    except OSError:
+    fields = _cpuinfo(CPUINFO)
+    if not fields:
         return "unknown"
+    flags = fields.get("flags", "").split()
     if "avx2" not in flags:
         return "baseline (no AVX2 on this CPU)"
     if os.environ.get("REINFORS_GYM_DISABLE_AVX2") is not None:
@@ -101,7 +99,7 @@ def _simd_path() -> str:
 def machine_info() -> dict[str, str]:
     """Where and with what the numbers were measured."""
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cpu id": cpu_id(),
         "cores": str(usable_cores()),
         "reinfors-gym simd": _simd_path(),
