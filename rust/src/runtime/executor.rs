@@ -125,6 +125,15 @@ impl Executor {
         let Some(h) = &mut self.helpers else {
             return false;
         };
+        if !h.pacer.helpers_pay() {
+            // Helpers joining the batches the caller steps itself were measured slower: the
+            // caller's own threads hold the cores between batches. Stepping beside that work
+            // would contend with it as well, and a cycle's timing cannot tell the two choices
+            // apart there (docs/vector_env.md), so none is handed out and this cycle is not
+            // timed.
+            h.background_pacer.interrupt();
+            return false;
+        }
         let together = h.background_pacer.begin(Instant::now()).mode == Mode::Together;
         if together {
             h.batches.fetch_add(1, Ordering::Release); // a helper still polling stops and takes it
@@ -355,6 +364,28 @@ mod tests {
         let (tx, rx) = std::sync::mpsc::channel();
         let tx = Mutex::new(tx);
         // With no timing yet the pacer tries helpers first.
+        assert!(ex.spawn_paced(move || tx.lock().unwrap().send(()).unwrap()));
+        rx.recv_timeout(Duration::from_secs(10))
+            .expect("the helper ran the task");
+    }
+
+    #[test]
+    fn nothing_is_handed_out_while_helpers_slow_the_batches_down() {
+        let mut ex = Executor::new(2).unwrap();
+        ex.helpers.as_mut().unwrap().pacer = Pacer::finding_helpers_slower();
+        let ran = Arc::new(AtomicUsize::new(0));
+        for _ in 0..100 {
+            let ran = Arc::clone(&ran);
+            let handed = ex.spawn_paced(move || {
+                ran.fetch_add(1, Ordering::Relaxed);
+            });
+            assert!(!handed, "left to the caller");
+        }
+        assert_eq!(ran.load(Ordering::Relaxed), 0);
+        // Once helpers pay for the batches again, hand-outs resume.
+        ex.helpers.as_mut().unwrap().pacer = Pacer::default();
+        let (tx, rx) = std::sync::mpsc::channel();
+        let tx = Mutex::new(tx);
         assert!(ex.spawn_paced(move || tx.lock().unwrap().send(()).unwrap()));
         rx.recv_timeout(Duration::from_secs(10))
             .expect("the helper ran the task");

@@ -223,6 +223,20 @@ impl Pacer {
         best
     }
 
+    /// Whether helpers are the choice the timings favour (also before there are any).
+    pub fn helpers_pay(&self) -> bool {
+        self.best == Mode::Together
+    }
+
+    /// A pacer whose timings have found helpers slower (for tests of what depends on it).
+    #[cfg(test)]
+    pub fn finding_helpers_slower() -> Pacer {
+        Pacer {
+            best: Mode::Alone,
+            ..Pacer::default()
+        }
+    }
+
     /// A batch outside the regular cycle ran (a reset): the cycle in flight is not timed.
     pub fn interrupt(&mut self) {
         self.settled = false;
@@ -311,6 +325,20 @@ mod tests {
             "{together}"
         );
         assert!(alone > 1940, "{alone}");
+    }
+
+    #[test]
+    fn helpers_pay_follows_the_faster_choice() {
+        let us = Duration::from_micros;
+        assert!(
+            Pacer::default().helpers_pay(),
+            "no timings yet: helpers are tried first"
+        );
+        let batch = |slower: Mode| move |m: Mode| if m == slower { us(2400) } else { us(1900) };
+        let (.., p) = simulate(2000, batch(Mode::Together), us(5), |took| took);
+        assert!(!p.helpers_pay());
+        let (.., p) = simulate(2000, batch(Mode::Alone), us(5), |took| took);
+        assert!(p.helpers_pay());
     }
 
     #[test]
