@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from reinfors_gym import cli
-from reinfors_gym.benchmarks import loops, thread_cpu
+from reinfors_gym.benchmarks import loop_ratios, loops, thread_cpu
 from reinfors_gym.benchmarks.thread_cpu import ThreadTimes
 
 
@@ -65,7 +65,7 @@ def test_serial_bound_and_ratios():
     rows["async"] = {"skipped": None, "stats": {"steps_per_s": {"median": 970.0}}}
     rows["envpool-async"] = {"skipped": "not installed (envpool)", "stats": {}}
     rows["step-1"] = {"skipped": None, "stats": {"steps_per_s": {"median": 4000.0}}}
-    s = loops.summarize_group(rows)
+    s = loop_ratios.summarize_group(rows)
     # The step on one thread: 1 ms + 1/4 ms per 1000 steps/s.
     assert s["one_core_bound"] == pytest.approx(800.0)
     assert s["sync_of_one_core_bound"] == pytest.approx(850 / 800)
@@ -93,19 +93,19 @@ def _rows_with(key: str, medians: dict[str, float]) -> dict[str, dict]:
 def test_summary_gives_the_policys_time_alone_after_each_probe_and_in_sync():
     policy_ms = {"ceiling": 2.0, "ceiling-busy": 2.05, "ceiling-touch": 2.6, "sync": 2.5}
     rows = _rows_with("policy_ms", policy_ms)
-    s = loops.summarize_group(rows)
+    s = loop_ratios.summarize_group(rows)
     assert s["policy_alone_ms"] == 2.0 and s["policy_in_sync_ms"] == 2.5
     assert s["policy_after_busy_ms"] == 2.05 and s["policy_after_touch_ms"] == 2.6
     rows["ceiling-touch"]["skipped"] = "failed: boom"
-    assert "policy_after_touch_ms" not in loops.summarize_group(rows)
+    assert "policy_after_touch_ms" not in loop_ratios.summarize_group(rows)
 
 
 def test_summary_gives_the_page_faults_alone_and_in_sync():
     rows = _rows_with("page_faults", {"ceiling": 3.0, "sync": 410.0, "step": 1.0})
-    s = loops.summarize_group(rows)
+    s = loop_ratios.summarize_group(rows)
     assert (s["page_faults_alone"], s["page_faults_in_sync"]) == (3.0, 410.0)
     rows["sync"]["skipped"] = "failed: boom"
-    assert "page_faults_in_sync" not in loops.summarize_group(rows)
+    assert "page_faults_in_sync" not in loop_ratios.summarize_group(rows)
 
 
 def test_busy_for_spins_on_the_cpu():
@@ -162,11 +162,11 @@ def test_a_run_gives_a_valid_document_with_the_issues_checks(tmp_path):
 
 def test_attainable_is_the_ceiling_over_the_other_loop():
     s = {"ceiling": 3800.0, "sync": 3250.0, "envpool_async": 3270.0, "async": 3760.0}
-    assert loops.attainable(s, "async_over_sync") == pytest.approx(3800 / 3250)
-    assert loops.attainable(s, "async_over_envpool") == pytest.approx(3800 / 3270)
+    assert loop_ratios.attainable(s, "async_over_sync") == pytest.approx(3800 / 3250)
+    assert loop_ratios.attainable(s, "async_over_envpool") == pytest.approx(3800 / 3270)
     # Not a ratio over another loop, or a rate missing (EnvPool not installed): no bound.
-    assert loops.attainable(s, "sync_of_bound") is None
-    assert loops.attainable({"ceiling": 3800.0}, "async_over_envpool") is None
+    assert loop_ratios.attainable(s, "sync_of_bound") is None
+    assert loop_ratios.attainable({"ceiling": 3800.0}, "async_over_envpool") is None
 
 
 def test_a_failing_loop_is_skipped_not_fatal():
