@@ -162,6 +162,29 @@ def training_selection(v: dict[str, Any]) -> str:
     return table(head, rows)
 
 
+#: The runs of recipe 10's defaults on the CPU family 26 EPYC, by their variant's name.
+FAMILY26_DEFAULTS = "10: recipe 10's defaults on the CPU family 26 EPYC"
+
+
+def recipe10_family26(v: dict[str, Any]) -> str:
+    """What recipe 10's defaults did on the CPU family 26 EPYC: each run's time to the export,
+    decisions and rate, and its validation scores (no test block scored them)."""
+    runs = [r for r in v["variants"] if r["variant"].startswith(FAMILY26_DEFAULTS)]
+    parts = []
+    for r in runs:
+        wide = r["validation_wide"]
+        parts.append(
+            f"seed {r['training_seed']} made {r['decisions']:,} decisions "
+            f"({r['decisions'] / r['wall_clock_s']:,.0f} a second from the start) and exported "
+            f"{r['wall_clock_s'] / 60:.1f} minutes after the start; on our validation seeds it "
+            f"scored {r['mean_actions']['mean']:.1f} with mean actions and "
+            f"{r['sampled']['mean']:.1f} sampled (2000–2049), "
+            f"{wide['mean_actions']['mean']:.1f} and {wide['sampled']['mean']:.1f} on the 200 "
+            f"further seeds"
+        )
+    return "; ".join(parts)
+
+
 def _variants(f: Callable[[dict[str, Any]], str]) -> Callable[[], str]:
     return lambda: f(json.loads(TRAINING_VARIANTS.read_text()))
 
@@ -173,4 +196,5 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-wide-validation": _variants(training_wide_validation),
     "training-track-length": _variants(training_track_length),
     "training-selection": _variants(training_selection),
+    "recipe10-family26": _variants(recipe10_family26),
 }
