@@ -381,7 +381,8 @@ def stream_updates(
     """The streaming PPO loop: `n_updates` batches from `engine.collect_stream(infer)`, one PPO
     update each, the actor refreshed under `actor_lock` after each; one row per update in
     `args.out / "scalars.csv"` and TensorBoard's files there (`run_log.ScalarLog`), and a
-    progress bar that counts `budget_minutes` when it is positive, else the decisions. The
+    progress bar that counts minutes when `budget_minutes` is positive (to the nearer end: those
+    minutes, or the decisions at the run's rate), else the decisions. The
     learning rate anneals linearly from `args.lr` to 0 over `progress(update, elapsed_s)`, the
     fraction of the run done (default: `update / n_updates`); the loop also ends once that
     reaches 1. `before_update(update, done)` runs before each update, with `done` that fraction.

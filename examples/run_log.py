@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 # tqdm's default format with the count shown as minutes of the budget.
-MINUTES_FORMAT = "{l_bar}{bar}| {n:.1f}/{total:g} min [{elapsed}<{remaining}{postfix}]"
+MINUTES_FORMAT = "{l_bar}{bar}| {n:.1f}/{total:.3g} min [{elapsed}<{remaining}{postfix}]"
 
 
 def _tqdm() -> Any:
@@ -30,11 +30,15 @@ def _tqdm() -> Any:
 
 
 class ProgressBar:
-    """The run's progress bar: `minutes` > 0 counts minutes of that budget, else
-    `decisions` decisions. Falls back to a printed line per update without tqdm."""
+    """The run's progress bar: `minutes` > 0 counts minutes to the end of the run, else
+    `decisions` decisions. The run ends at whichever budget it reaches first, so with both the
+    total is the nearer end: the minutes, or the time the decisions take at the rate so far.
+    Falls back to a printed line per update without tqdm."""
 
     def __init__(self, decisions: int, minutes: float = 0.0):
         self.by_time = minutes > 0
+        self.minutes = float(minutes)
+        self.decisions = decisions
         self.total = float(minutes) if self.by_time else float(decisions)
         self.unit = "min" if self.by_time else "decision"
         tqdm = _tqdm()
@@ -50,11 +54,17 @@ class ProgressBar:
                 self.bar = tqdm(total=int(self.total), unit="decision", unit_scale=True)
 
     def update(self, decisions: int, elapsed_s: float, postfix: str) -> None:
+        if self.by_time and decisions > 0:
+            at_this_rate = elapsed_s / 60.0 * self.decisions / decisions
+            self.total = min(self.minutes, at_this_rate)
+            if self.bar is not None:
+                self.bar.total = self.total
         done = min(elapsed_s / 60.0, self.total) if self.by_time else min(decisions, self.total)
         if self.bar is None:
-            print(f"{done:.1f}/{self.total:.0f} {self.unit}  {postfix}", flush=True)
+            total = f"{self.total:.3g}" if self.by_time else f"{self.total:.0f}"
+            print(f"{done:.1f}/{total} {self.unit}  {postfix}", flush=True)
             return
-        self.bar.n = round(done, 2) if self.by_time else int(done)
+        self.bar.n = done if self.by_time else int(done)
         self.bar.set_postfix_str(postfix, refresh=False)
         self.bar.refresh()
 

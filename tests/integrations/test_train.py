@@ -241,6 +241,26 @@ def test_a_time_budget_shows_minutes_in_the_progress_bar(tmp_path):
     assert record["decisions"] < 100000 and 15 <= record["wall_clock_s"] < 60
 
 
+def test_the_progress_bar_ends_where_the_decisions_end_a_timed_run(tmp_path):
+    # Both budgets: the decisions end the run long before its 5 minutes, and the bar's total is
+    # that end (the minutes they took at the run's rate), not the 5 minutes.
+    out = tmp_path / "run"
+    run = subprocess.run(
+        [sys.executable, str(EXAMPLES / "train.py"), "--seed", "1", "--out", str(out),
+         "--total-decisions", "512", "--max-minutes", "5", "--n-games", "4",
+         "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64", "--eval-seeds", "",
+         "--select-seeds", ""],
+        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    last = run.stderr.replace("\r", "\n").strip().splitlines()[-1]
+    shown = re.search(r"(\d+)%\|.*\| (\d+\.\d)/([\d.]+) min \[", last)
+    assert shown, last
+    percent, done, total = int(shown[1]), float(shown[2]), float(shown[3])
+    assert percent == 100 and abs(done - total) <= 0.05 and total < 5, last
+    assert json.loads((out / "run.json").read_text())["decisions"] == 512
+
+
 def test_train_help_shows_every_default():
     run = subprocess.run(
         [sys.executable, str(EXAMPLES / "train.py"), "--help"],
