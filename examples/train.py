@@ -99,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--total-decisions",
         type=int,
-        default=2_000_000,
+        default=1_300_000,
         help="decisions in all; the learning rate anneals over this or --max-minutes, whichever "
         "is nearer",
     )
@@ -254,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev = p.add_argument_group("evaluation of the exported policy (examples/evaluate.py)")
     ev.add_argument(
         "--eval-seeds",
-        default="11000-11099",
+        default="13000-13099",
         help="A-B inclusive, or a comma list; '' skips. The default is the recipe's test block "
         "(docs/training.md): use validation seeds of your own (2000-2049) to compare variants",
     )

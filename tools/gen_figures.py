@@ -39,6 +39,7 @@ PROFILE = ROOT / "docs" / "policy_loop_profile.json"
 TRAINING_RUNS = ROOT / "docs" / "training_runs.json"
 RECIPE10_RUNS = ROOT / "docs" / "training_runs_recipe10.json"
 RECIPE10_FIRST = ROOT / "docs" / "training_runs_recipe10_first.json"
+RECIPE11_RUNS = ROOT / "docs" / "training_runs_recipe11.json"
 #: The recipe-10 run whose export is examples/checkpoints/carracing_ppo.pt2 (the rule
 #: rule_shipped_policy_recipe10 in docs/training_variants.json).
 SHIPPED_RECIPE10_SEED = 4
@@ -280,40 +281,66 @@ def recipe10_runs(full: dict[str, Any], first: dict[str, Any]) -> list[dict[str,
     return sorted(full["runs"] + first["runs"], key=lambda r: r["seed"])
 
 
-def recipe10_table(full: dict[str, Any], first: dict[str, Any]) -> str:
+def recipe_runs_table(runs: list[dict[str, Any]], shipped_seed: int | None = None) -> str:
+    """A recipe's `make train` runs, one row each: machine, time to the export, decisions and
+    the test block's scores."""
     head = [
         "seed", "CPU (2 cores)", "start to export", "decisions", "decisions/s",
         "Gymnasium, mean actions", "episodes ≥ 900", "Gymnasium, sampled", "ours vs Gymnasium",
     ]  # fmt: skip
     rows = [
         [
-            f"{r['seed']}{' (shipped)' if r['seed'] == SHIPPED_RECIPE10_SEED else ''}",
+            f"{r['seed']}{' (shipped)' if r['seed'] == shipped_seed else ''}",
             r.get("cpu") or r["cpu_model"],
             f"{r['wall_clock_s'] / 60:.1f} min", f"{r['decisions']:,}",
             f"{r['decisions_per_s']:,.0f}", f"**{r['gymnasium_mean']:.1f}**",
             f"{r['gymnasium_solved_episodes']} of 100", f"{r['gymnasium_mean_sampled']:.1f}",
             f"{r['ours_vs_gymnasium']:+.2%}",
         ]
-        for r in recipe10_runs(full, first)
+        for r in runs
     ]  # fmt: skip
     return table(head, rows)
 
 
-def recipe10_headline(full: dict[str, Any], first: dict[str, Any]) -> str:
-    runs = recipe10_runs(full, first)
+def recipe10_table(full: dict[str, Any], first: dict[str, Any]) -> str:
+    return recipe_runs_table(recipe10_runs(full, first), SHIPPED_RECIPE10_SEED)
+
+
+def recipe11_table(full: dict[str, Any]) -> str:
+    return recipe_runs_table(sorted(full["runs"], key=lambda r: r["seed"]))
+
+
+def recipe_headline(runs: list[dict[str, Any]], kept: list[dict[str, Any]], machine: str) -> str:
+    """A recipe's runs in one paragraph: minutes to the export, the test block's score ranges
+    and the whole command where `kept` (the runs kept in full) recorded its parts."""
     minutes = [r["wall_clock_s"] / 60 for r in runs]
     gym = [r["gymnasium_mean"] for r in runs]
     sampled = [r["gymnasium_mean_sampled"] for r in runs]
     gap = [abs(r["ours_vs_gymnasium"]) for r in runs]
-    # Only the runs kept in full recorded their set-up and evaluation times.
-    kept = f"For seeds {' and '.join(str(r['seed']) for r in full['runs'])} the whole command"
-    return para(f"""{len(runs)} training seeds, each one `make train` on a 2-core machine with
-native bfloat16: {span(min(minutes), max(minutes), "{:.1f}")} minutes from the start to the
+    lead = (
+        "The whole command"
+        if len(kept) == len(runs)
+        else f"For seeds {' and '.join(str(r['seed']) for r in kept)} the whole command"
+    )
+    return para(f"""{len(runs)} training seeds, each one `make train` on {machine}:
+{span(min(minutes), max(minutes), "{:.1f}")} minutes from the start to the
 exported policy. On Gymnasium's own `CarRacing-v3`, over the 100 seeds of the test block, the
 policies score
 {span(min(gym), max(gym), "{:.1f}")} with mean actions and
 {span(min(sampled), max(sampled), "{:.1f}")} with sampled actions; ours scores each within
-{max(gap):.2%} of Gymnasium's mean.{whole_command(full["runs"], kept)}""")
+{max(gap):.2%} of Gymnasium's mean.{whole_command(kept, lead)}""")
+
+
+def recipe10_headline(full: dict[str, Any], first: dict[str, Any]) -> str:
+    # Only the runs kept in full recorded their set-up and evaluation times.
+    return recipe_headline(
+        recipe10_runs(full, first), full["runs"], "a 2-core machine with\nnative bfloat16"
+    )
+
+
+def recipe11_headline(full: dict[str, Any]) -> str:
+    machine = "the 2-core AMD EPYC of CPU family 26"
+    return recipe_headline(sorted(full["runs"], key=lambda r: r["seed"]), full["runs"], machine)
 
 
 def fresh_clone_run(run: dict[str, Any]) -> str:
@@ -439,6 +466,8 @@ FIGURES: dict[str, Callable[[], str]] = {
     "training-runs": _records(training_runs_table, TRAINING_RUNS),
     "recipe10-runs": _records(recipe10_table, RECIPE10_RUNS, RECIPE10_FIRST),
     "recipe10-headline": _records(recipe10_headline, RECIPE10_RUNS, RECIPE10_FIRST),
+    "recipe11-runs": _records(recipe11_table, RECIPE11_RUNS),
+    "recipe11-headline": _records(recipe11_headline, RECIPE11_RUNS),
     "fresh-clone-run": _records(fresh_clone_run, FRESH_CLONE_RUN),
     "training-telemetry": _records(training_telemetry, TRAINING_RUNS),
     "training-anchors": _records(training_anchors, TRAINING_BENCH, RECIPE10_RUNS),

@@ -267,20 +267,21 @@ def test_train_help_shows_every_default():
         env=ENV, capture_output=True, text=True, timeout=120, check=True,
     )  # fmt: skip
     text = " ".join(run.stdout.split())
-    for shown in ("(default: 4)", "(default: 11000-11099)", "(default: 3000-3049)",
+    for shown in ("(default: 4)", "(default: 13000-13099)", "(default: 3000-3049)",
                   "(default: -0.5)", "(default: -10.0)", "(default: auto)", "(default: 13.5)",
-                  "(default: (2.0, 3.0, 1.05))", "(default: 2000000)", "(default: 0)",
+                  "(default: (2.0, 3.0, 1.05))", "(default: 1300000)", "(default: 0)",
                   "(default: 0.9925)"):  # fmt: skip
         assert shown in text, shown
 
 
-def test_the_defaults_are_recipe_10():
-    """train.py's defaults are recipe 10's command (docs/training_variants.json, variant 9z2),
-    with --precision auto in place of its bf16."""
+def test_the_defaults_are_recipe_11():
+    """train.py's defaults are recipe 11's command (docs/training_variants.json, variant 10a:
+    recipe 10, variant 9z2, with a 1.3M-decision budget), with --precision auto in place of its
+    bf16."""
     args = load("train").parse_args([])
     assert (args.max_minutes, args.total_decisions, args.gamma, args.overlap) == (
         13.5,
-        2_000_000,
+        1_300_000,
         0.9925,
         False,
     )
