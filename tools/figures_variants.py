@@ -178,7 +178,7 @@ def recipe10_family26(v: dict[str, Any]) -> str:
             f"({r['decisions'] / r['wall_clock_s']:,.0f} a second from the start) and exported "
             f"{r['wall_clock_s'] / 60:.1f} minutes after the start; on our validation seeds it "
             f"scored {r['mean_actions']['mean']:.1f} with mean actions and "
-            f"{r['sampled']['mean']:.1f} sampled on the 50 of the rule, "
+            f"{r['sampled']['mean']:.1f} sampled on the first 50, "
             f"{wide['mean_actions']['mean']:.1f} and {wide['sampled']['mean']:.1f} on the 200 "
             f"further seeds"
         )
