@@ -224,41 +224,38 @@ def assert_tensorboard_holds_the_scalars(out: Path) -> None:
                 assert logged[step] == pytest.approx(float(row[name]), rel=1e-5), (name, step)
 
 
-def test_a_time_budget_shows_minutes_in_the_progress_bar(tmp_path):
-    out = tmp_path / "run"
+def train_briefly(out: Path, *budget: str) -> tuple[str, dict]:
+    """train.py with a small learner, no snapshots and no evaluation, within `budget`'s options:
+    the progress bar's last line and run.json."""
     run = subprocess.run(
-        [sys.executable, str(EXAMPLES / "train.py"), "--seed", "1", "--out", str(out),
-         "--total-decisions", "100000", "--max-minutes", "0.25", "--n-games", "4",
-         "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64", "--eval-seeds", "",
-         "--select-seeds", ""],
+        [sys.executable, str(EXAMPLES / "train.py"), "--seed", "1", "--out", str(out), *budget,
+         "--n-games", "4", "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64",
+         "--eval-seeds", "", "--select-seeds", ""],
         cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout + run.stderr
-    bar = run.stderr.replace("\r", "\n").strip().splitlines()
-    assert re.search(r"\| \d+\.\d/0\.25 min \[", bar[-1]), bar[-1]
-    assert "decisions " in bar[-1] and "decisions/s" in bar[-1]
-    record = json.loads((out / "run.json").read_text())
+    last = run.stderr.replace("\r", "\n").strip().splitlines()[-1]
+    return last, json.loads((out / "run.json").read_text())
+
+
+def test_a_time_budget_shows_minutes_in_the_progress_bar(tmp_path):
+    last, record = train_briefly(
+        tmp_path / "run", "--total-decisions", "100000", "--max-minutes", "0.25"
+    )
+    assert re.search(r"\| \d+\.\d/0\.25 min \[", last), last
+    assert "decisions " in last and "decisions/s" in last
     assert record["decisions"] < 100000 and 15 <= record["wall_clock_s"] < 60
 
 
 def test_the_progress_bar_ends_where_the_decisions_end_a_timed_run(tmp_path):
     # Both budgets: the decisions end the run long before its 5 minutes, and the bar's total is
     # that end (the minutes they took at the run's rate), not the 5 minutes.
-    out = tmp_path / "run"
-    run = subprocess.run(
-        [sys.executable, str(EXAMPLES / "train.py"), "--seed", "1", "--out", str(out),
-         "--total-decisions", "512", "--max-minutes", "5", "--n-games", "4",
-         "--collect-size", "128", "--epochs", "1", "--minibatch-size", "64", "--eval-seeds", "",
-         "--select-seeds", ""],
-        cwd=ROOT, env=ENV, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stdout + run.stderr
-    last = run.stderr.replace("\r", "\n").strip().splitlines()[-1]
+    last, record = train_briefly(tmp_path / "run", "--total-decisions", "512", "--max-minutes", "5")
     shown = re.search(r"(\d+)%\|.*\| (\d+\.\d)/([\d.]+) min \[", last)
     assert shown, last
     percent, done, total = int(shown[1]), float(shown[2]), float(shown[3])
     assert percent == 100 and abs(done - total) <= 0.05 and total < 5, last
-    assert json.loads((out / "run.json").read_text())["decisions"] == 512
+    assert record["decisions"] == 512
 
 
 def test_train_help_shows_every_default():
