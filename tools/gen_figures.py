@@ -245,7 +245,9 @@ score {span(min(gym), max(gym), "{:.1f}")} with mean actions and
 
 def whole_command(runs: list[dict[str, Any]], lead: str = "The whole command") -> str:
     """The whole `make train`, where the runs recorded its set-up and evaluation: set-up,
-    training to the export, then the closing evaluation (empty for older records)."""
+    training to the export, then the closing evaluation (empty for older records). The recipes'
+    runs trained with the evaluation skipped and ran it after their validation, by
+    `--evaluate-only`, so the whole is the sum of the parts as they were timed."""
     if any(r.get("setup_s") is None or r.get("evaluation_s") is None for r in runs):
         return ""
     setup = [r["setup_s"] / 60 for r in runs]
@@ -253,7 +255,8 @@ def whole_command(runs: list[dict[str, Any]], lead: str = "The whole command") -
     whole = [(r["setup_s"] + r["wall_clock_s"] + r["evaluation_s"]) / 60 for r in runs]
     return f""" {lead} took {span(min(whole), max(whole), "{:.1f}")} minutes:
 {span(min(setup), max(setup), "{:.1f}")} of set-up (the virtualenv already built), the training,
-and {span(min(evaluation), max(evaluation), "{:.1f}")} of evaluation after the export."""
+and {span(min(evaluation), max(evaluation), "{:.1f}")} of the closing evaluation (run apart, by
+`--evaluate-only`, after the export)."""
 
 
 def training_runs_table(t: dict[str, Any]) -> str:
